@@ -1,0 +1,156 @@
+"""``python -m codegen``: regenerate, check freshness, generate one model, translate one schema.
+
+Exit codes: 0 success; 1 stale output (``check``) or a schema the build step refuses;
+2 usage errors (argparse).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+from codegen._json import dump_json, load_json
+from codegen.diagnostics import CodegenError, Diagnostic
+from codegen.driver import ModelSource, sha256_of
+from codegen.manifest import read_manifest, update_manifest_hashes
+from codegen.pipeline import atomic_write, json_schema_for, model_source, render, stale_diff, write
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _report(diagnostics: Sequence[Diagnostic]) -> None:
+    for diagnostic in diagnostics:
+        print(diagnostic, file=sys.stderr)
+
+
+def _generate(args: argparse.Namespace) -> int:
+    started = time.perf_counter()
+    schemas_dir: Path = args.schemas
+    rendered = render(schemas_dir, strict=args.strict)
+    _report(rendered.diagnostics)
+    changed = write(rendered, args.out)
+    recorded = update_manifest_hashes(schemas_dir, rendered.hashes)
+    for name in recorded:
+        print(f"recorded the new sha256 of schema {name!r} in schemas/manifest.json")
+    for name in changed:
+        print(f"wrote generated/{name}")
+    elapsed = time.perf_counter() - started
+    print(f"{len(rendered.files)} files, {len(changed)} changed ({elapsed:.2f} s)")
+    return 0
+
+
+def _check(args: argparse.Namespace) -> int:
+    rendered = render(args.schemas, strict=args.strict)
+    diff = stale_diff(rendered, args.out, schemas=read_manifest(args.schemas))
+    if diff:
+        sys.stdout.write(diff)
+        print(
+            "generated/ is stale: run `python -m codegen generate` and commit the result",
+            file=sys.stderr,
+        )
+        return 1
+    print(f"generated/ is fresh ({len(rendered.files)} files)")
+    return 0
+
+
+def _model(args: argparse.Namespace) -> int:
+    path: Path = args.schema
+    document = load_json(path)
+    schema, diagnostics = json_schema_for(document, source=str(path), strict=args.strict)
+    class_name = args.class_name or _class_name_for(path)
+    code, more = model_source(
+        schema,
+        class_name=class_name,
+        source=ModelSource(str(path), sha256_of(path.read_bytes())),
+        strict=args.strict,
+    )
+    _report([*diagnostics, *more])
+    out: Path = args.out
+    out.parent.mkdir(parents=True, exist_ok=True)
+    atomic_write(out, code)
+    print(f"wrote {out} ({class_name})")
+    return 0
+
+
+def _translate(args: argparse.Namespace) -> int:
+    path: Path = args.schema
+    schema, diagnostics = json_schema_for(load_json(path), source=str(path), strict=args.strict)
+    _report(diagnostics)
+    sys.stdout.write(dump_json(schema))
+    return 0
+
+
+def _class_name_for(path: Path) -> str:
+    stem = path.name.split(".")[0]
+    words = [w for w in stem.replace("-", "_").split("_") if w]
+    return "".join(w[:1].upper() + w[1:] for w in words) or "Model"
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m codegen",
+        description="Generate typed Pydantic models from the schemas in schemas/.",
+        epilog="Exit codes: 0 ok; 1 stale output or a refused schema; 2 usage error.",
+    )
+    commands = parser.add_subparsers(dest="command", required=True)
+
+    def common(sub: argparse.ArgumentParser, *, tree: bool) -> None:
+        sub.add_argument(
+            "--strict",
+            action="store_true",
+            help="treat every diagnostic (each assumption about the input) as an error",
+        )
+        if tree:
+            sub.add_argument(
+                "--schemas", type=Path, default=ROOT / "schemas", help=argparse.SUPPRESS
+            )
+            sub.add_argument("--out", type=Path, default=ROOT / "generated", help=argparse.SUPPRESS)
+
+    generate = commands.add_parser(
+        "generate", help="regenerate generated/ from every schema in the manifest"
+    )
+    common(generate, tree=True)
+    generate.set_defaults(run=_generate)
+
+    check = commands.add_parser(
+        "check", help="exit 1 with a diff when generated/ is stale (never writes)"
+    )
+    common(check, tree=True)
+    check.set_defaults(run=_check)
+
+    model = commands.add_parser(
+        "model", help="generate models for one JSON Schema or JSON Structure file"
+    )
+    model.add_argument("schema", type=Path)
+    model.add_argument("--out", type=Path, required=True, help="the Python module to write")
+    model.add_argument("--class-name", help="name of the root model (default: from the file name)")
+    common(model, tree=False)
+    model.set_defaults(run=_model)
+
+    translate = commands.add_parser(
+        "translate", help="print the JSON Schema for a JSON Structure file"
+    )
+    translate.add_argument("schema", type=Path)
+    common(translate, tree=False)
+    translate.set_defaults(run=_translate)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        result: int = args.run(args)
+    except CodegenError as error:
+        _report(error.diagnostics)
+        return 1
+    except (OSError, ValueError) as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 1
+    return result
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,47 @@
+"""JSON value types shared by the build step.
+
+The build step reads and writes plain JSON documents; a precise recursive alias keeps
+``mypy --strict`` honest about every place that inspects one.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import TypeAlias
+
+Json: TypeAlias = bool | int | float | str | list["Json"] | dict[str, "Json"] | None
+JsonObject: TypeAlias = dict[str, Json]
+
+
+def load_json(path: Path) -> Json:
+    """Read a JSON document, refusing duplicate keys (a schema with them is ambiguous)."""
+
+    def _no_duplicates(pairs: list[tuple[str, Json]]) -> JsonObject:
+        result: JsonObject = {}
+        for key, value in pairs:
+            if key in result:
+                raise ValueError(f"{path}: duplicate key {key!r}")
+            result[key] = value
+        return result
+
+    text = path.read_text(encoding="utf-8")
+    try:
+        value: Json = json.loads(text, object_pairs_hook=_no_duplicates)
+    except json.JSONDecodeError as error:
+        raise ValueError(f"{path}: line {error.lineno} column {error.colno}: {error.msg}") from None
+    return value
+
+
+def dump_json(value: Json) -> str:
+    """Serialise deterministically: stable indentation, keys in schema order, final newline."""
+    return json.dumps(value, indent=2, ensure_ascii=False) + "\n"
+
+
+def escape_pointer_token(token: str) -> str:
+    return token.replace("~", "~0").replace("/", "~1")
+
+
+def pointer(*tokens: str | int) -> str:
+    """Build a JSON pointer (RFC 6901) from tokens."""
+    return "".join("/" + escape_pointer_token(str(token)) for token in tokens)

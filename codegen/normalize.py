@@ -1,0 +1,439 @@
+"""Rewrite a JSON Schema so that datamodel-code-generator's output means what the schema means.
+
+datamodel-code-generator drops some keywords silently and renders others loosely (design.md
+section 4). Each pass here rewrites one such construct into an equivalent form the generator
+renders faithfully, so the guarantee holds for any schema, not only the seeds:
+
+* free-form values (``{}``, untyped objects and arrays) become references to one ``JsonValue``
+  definition, which the driver maps to ``pydantic.JsonValue`` (no ``Any`` in the models);
+* objects that allow extra properties say so explicitly (the generator's default would ignore
+  and drop them);
+* ``if``/``then`` rules keyed on an enum property split the object into one variant per value,
+  so the rule lives in the types (a discriminated union) rather than in a validator;
+* ``oneOf``/``anyOf`` whose members carry distinct ``const`` values on a common required
+  property gain a ``discriminator``.
+
+Anything the passes cannot express is an error diagnostic: a model that silently accepts what
+its schema rejects is worse than no model.
+"""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass
+
+from codegen._json import Json, JsonObject, pointer
+from codegen.diagnostics import Diagnostic, DiagnosticSink
+
+JSON_VALUE = "JsonValue"
+
+_SCHEMA_MAPS = ("properties", "patternProperties", "definitions", "$defs", "dependentSchemas")
+_SCHEMA_LISTS = ("allOf", "anyOf", "oneOf", "prefixItems")
+_SCHEMA_VALUES = (
+    "items",
+    "additionalItems",
+    "additionalProperties",
+    "not",
+    "if",
+    "then",
+    "else",
+    "contains",
+    "propertyNames",
+)
+_ANNOTATION_ONLY = frozenset(
+    {
+        "description",
+        "title",
+        "examples",
+        "default",
+        "$comment",
+        "deprecated",
+        "readOnly",
+        "writeOnly",
+    }
+)
+
+
+@dataclass(frozen=True)
+class Normalized:
+    schema: JsonObject
+    diagnostics: tuple[Diagnostic, ...]
+
+
+def normalize(schema: JsonObject, *, source: str, strict: bool = False) -> Normalized:
+    sink = DiagnosticSink(source)
+    result = _Normalizer(copy.deepcopy(schema), sink).run()
+    sink.raise_if(strict=strict)
+    return Normalized(result, tuple(sink.items))
+
+
+class _Normalizer:
+    def __init__(self, schema: JsonObject, sink: DiagnosticSink) -> None:
+        self._root = schema
+        self._sink = sink
+        self._defs_key = (
+            "$defs" if "$defs" in schema or "definitions" not in schema else "definitions"
+        )
+        self._uses_json_value = False
+
+    def run(self) -> JsonObject:
+        self._split_conditionals()
+        self._walk(self._root, "", value_position=False)
+        self._add_discriminators(self._root)
+        if self._uses_json_value:
+            defs = self._root.setdefault(self._defs_key, {})
+            assert isinstance(defs, dict)
+            # Spelled as a union of every JSON type so the generator emits a model for it,
+            # which the driver then replaces by ``pydantic.JsonValue``.
+            defs[JSON_VALUE] = {
+                "title": JSON_VALUE,
+                "description": "Any JSON value.",
+                "anyOf": [
+                    {"type": t} for t in ("null", "boolean", "number", "string", "array", "object")
+                ],
+            }
+        return self._root
+
+    # -- helpers --------------------------------------------------------------------
+
+    def _json_value_ref(self) -> JsonObject:
+        self._uses_json_value = True
+        return {"$ref": f"#/{self._defs_key}/{JSON_VALUE}"}
+
+    def _resolve(self, node: Json) -> Json:
+        if isinstance(node, dict) and isinstance(node.get("$ref"), str):
+            ref = node["$ref"]
+            assert isinstance(ref, str)
+            if ref.startswith("#/"):
+                target: Json = self._root
+                for token in ref[2:].split("/"):
+                    token = token.replace("~1", "/").replace("~0", "~")
+                    if not isinstance(target, dict) or token not in target:
+                        return None
+                    target = target[token]
+                return target
+        return node
+
+    # -- free-form values and extras ------------------------------------------------
+
+    def _is_free_form(self, node: Json) -> bool:
+        if node is True:
+            return True
+        return isinstance(node, dict) and set(node) <= _ANNOTATION_ONLY
+
+    def _walk(self, node: Json, at: str, *, value_position: bool) -> None:
+        if not isinstance(node, dict):
+            return
+        for key in _SCHEMA_MAPS:
+            members = node.get(key)
+            if isinstance(members, dict):
+                for name, sub in list(members.items()):
+                    sub_at = at + pointer(key, name)
+                    if key in ("properties", "patternProperties") and self._is_free_form(sub):
+                        members[name] = self._free(sub)
+                    else:
+                        self._walk(
+                            sub, sub_at, value_position=key != "definitions" and key != "$defs"
+                        )
+        for key in _SCHEMA_LISTS:
+            members_list = node.get(key)
+            if isinstance(members_list, list):
+                for index, sub in enumerate(members_list):
+                    self._walk(sub, at + pointer(key, index), value_position=True)
+        for key in _SCHEMA_VALUES:
+            if key not in node:
+                continue
+            sub = node[key]
+            if key in ("items", "additionalProperties") and self._is_free_form(sub):
+                node[key] = self._json_value_ref()
+            else:
+                self._walk(sub, at + pointer(key), value_position=True)
+        self._free_form_types(node, at)
+
+    def _free(self, node: Json) -> JsonObject:
+        ref = self._json_value_ref()
+        if isinstance(node, dict):
+            # keep the documentation of the value beside the reference
+            ref.update({k: v for k, v in node.items() if k in ("description", "examples")})
+        return ref
+
+    def _free_form_types(self, node: JsonObject, at: str) -> None:
+        declared = node.get("type")
+        types = (
+            [declared]
+            if isinstance(declared, str)
+            else declared
+            if isinstance(declared, list)
+            else []
+        )
+        if "object" in types and not any(
+            k in node for k in ("properties", "additionalProperties", "patternProperties")
+        ):
+            node["additionalProperties"] = self._json_value_ref()
+        elif "object" in types and "properties" in node and "additionalProperties" not in node:
+            # JSON Schema allows extras unless told otherwise; say so, so they are kept.
+            node["additionalProperties"] = True
+        if "array" in types and "items" not in node and "prefixItems" not in node:
+            node["items"] = self._json_value_ref()
+        if (
+            isinstance(declared, list)
+            and len(declared) > 1
+            and ("object" in declared or "array" in declared)
+        ):
+            # A type list mixing containers with scalars: spell it as anyOf so each
+            # branch keeps its own keywords.
+            branches: list[Json] = []
+            for name in declared:
+                branch: JsonObject = {"type": name}
+                if name == "object":
+                    for key in (
+                        "properties",
+                        "required",
+                        "additionalProperties",
+                        "patternProperties",
+                    ):
+                        if key in node:
+                            branch[key] = node.pop(key)
+                if name == "array":
+                    for key in ("items", "minItems", "maxItems", "uniqueItems", "prefixItems"):
+                        if key in node:
+                            branch[key] = node.pop(key)
+                branches.append(branch)
+            del node["type"]
+            node["anyOf"] = branches
+
+    # -- conditionals ---------------------------------------------------------------
+
+    def _split_conditionals(self) -> None:
+        defs = self._root.get(self._defs_key)
+        targets: list[tuple[str, JsonObject, str | None]] = []
+        if isinstance(defs, dict):
+            for name, sub in defs.items():
+                if isinstance(sub, dict):
+                    targets.append((pointer(self._defs_key, name), sub, name))
+        targets.append(("", self._root, None))
+        for at, node, def_name in targets:
+            if self._has_conditional(node):
+                self._split(node, at, def_name)
+        self._reject_remaining_conditionals(self._root, "")
+
+    @staticmethod
+    def _has_conditional(node: JsonObject) -> bool:
+        all_of = node.get("allOf")
+        if "if" in node:
+            return True
+        return isinstance(all_of, list) and any(isinstance(s, dict) and "if" in s for s in all_of)
+
+    def _split(self, node: JsonObject, at: str, def_name: str | None) -> None:
+        rules = [node] if "if" in node else []
+        all_of = node.get("allOf")
+        others: list[Json] = []
+        if isinstance(all_of, list):
+            for sub in all_of:
+                if isinstance(sub, dict) and "if" in sub:
+                    rules.append(sub)
+                else:
+                    others.append(sub)
+        properties = node.get("properties")
+        if def_name is None or not isinstance(properties, dict) or others:
+            return  # left for _reject_remaining_conditionals to report
+        keyed: dict[str, list[JsonObject]] = {}
+        selector: str | None = None
+        for rule in rules:
+            parsed = _const_condition(rule.get("if"))
+            if parsed is None or "else" in rule:
+                return
+            prop, value = parsed
+            if selector not in (None, prop):
+                return
+            selector = prop
+            then = rule.get("then")
+            if not isinstance(then, dict):
+                return
+            keyed.setdefault(value, []).append(then)
+        assert selector is not None
+        selector_schema = properties.get(selector)
+        values = selector_schema.get("enum") if isinstance(selector_schema, dict) else None
+        required = node.get("required")
+        if (
+            not isinstance(values, list)
+            or not all(isinstance(v, str) for v in values)
+            or not isinstance(required, list)
+            or selector not in required
+            or node.get("additionalProperties") is not False
+        ):
+            return
+        base = {k: v for k, v in node.items() if k not in ("allOf", "if", "then", "else")}
+        variants: list[Json] = []
+        defs = self._root[self._defs_key]
+        assert isinstance(defs, dict)
+        for raw_value in values:
+            assert isinstance(raw_value, str)
+            value = raw_value
+            variant = copy.deepcopy(base)
+            variant_props = variant["properties"]
+            assert isinstance(variant_props, dict)
+            variant_required = variant["required"]
+            assert isinstance(variant_required, list)
+            variant_props[selector] = {"type": "string", "const": value}
+            for then in keyed.get(value, []):
+                if not self._apply_then(then, variant_props, variant_required):
+                    self._sink.error(
+                        at,
+                        "if/then rule has a 'then' this build step cannot express in types "
+                        "(supported: required, and not/anyOf of required)",
+                    )
+                    return
+            variant_name = f"{_pascal(value)}{_pascal(def_name)}"
+            variant["title"] = variant_name
+            defs[f"{def_name}__{value}"] = variant
+            variants.append({"$ref": f"#/{self._defs_key}/{def_name}__{value}"})
+        replacement: JsonObject = {"oneOf": variants}
+        for key in ("title", "description"):
+            if key in node:
+                replacement[key] = node[key]
+        node.clear()
+        node.update(replacement)
+        self._sink.warn(
+            at,
+            f"if/then rules keyed on {selector!r} expressed as a union of one variant per value",
+        )
+
+    @staticmethod
+    def _apply_then(then: JsonObject, props: JsonObject, required: list[Json]) -> bool:
+        for key, value in then.items():
+            if key == "required" and isinstance(value, list):
+                required.extend(v for v in value if v not in required)
+            elif key == "not":
+                forbidden = _forbidden_properties(value)
+                if forbidden is None:
+                    return False
+                for name in forbidden:
+                    props.pop(name, None)
+                    if name in required:
+                        return False
+            else:
+                return False
+        return True
+
+    def _reject_remaining_conditionals(self, node: Json, at: str) -> None:
+        if isinstance(node, list):
+            for index, sub in enumerate(node):
+                self._reject_remaining_conditionals(sub, f"{at}/{index}")
+            return
+        if not isinstance(node, dict):
+            return
+        if "if" in node:
+            self._sink.error(
+                at,
+                "if/then/else is not expressible by datamodel-code-generator (it would be dropped "
+                "silently); supported form: if {properties: {P: {const: V}}, required: [P]} then "
+                "{required | not anyOf required} on an object with additionalProperties false",
+            )
+        for key, sub in node.items():
+            if key in ("enum", "const", "examples", "default"):
+                continue
+            self._reject_remaining_conditionals(sub, at + pointer(key))
+
+    # -- discriminators -------------------------------------------------------------
+
+    def _add_discriminators(self, node: Json) -> None:
+        if isinstance(node, list):
+            for sub in node:
+                self._add_discriminators(sub)
+            return
+        if not isinstance(node, dict):
+            return
+        for key, sub in node.items():
+            if key not in ("enum", "const", "examples", "default"):
+                self._add_discriminators(sub)
+        for key in ("oneOf", "anyOf"):
+            members = node.get(key)
+            if isinstance(members, list) and len(members) > 1 and "discriminator" not in node:
+                prop = self._common_const_property(members)
+                if prop is not None:
+                    node["discriminator"] = {"propertyName": prop}
+
+    def _common_const_property(self, members: list[Json]) -> str | None:
+        candidates: set[str] | None = None
+        consts: list[dict[str, Json]] = []
+        for member in members:
+            resolved = self._resolve(member)
+            if (
+                not isinstance(member, dict)
+                or "$ref" not in member
+                or not isinstance(resolved, dict)
+            ):
+                return None  # the generator only discriminates between named models
+            props = resolved.get("properties")
+            required = resolved.get("required")
+            if not isinstance(props, dict) or not isinstance(required, list):
+                return None
+            member_consts = {
+                name: sub["const"]
+                for name, sub in props.items()
+                if isinstance(sub, dict) and isinstance(sub.get("const"), str) and name in required
+            }
+            consts.append(member_consts)
+            names = set(member_consts)
+            candidates = names if candidates is None else candidates & names
+        for name in sorted(candidates or ()):
+            values = [c[name] for c in consts]
+            if len(set(map(str, values))) == len(values):
+                return name
+        return None
+
+
+def _const_condition(condition: Json) -> tuple[str, str] | None:
+    """Parse ``{properties: {P: {const: V}}, required: [P]}`` into ``(P, V)``."""
+    if not isinstance(condition, dict):
+        return None
+    props = condition.get("properties")
+    if (
+        set(condition) - {"properties", "required"}
+        or not isinstance(props, dict)
+        or len(props) != 1
+    ):
+        return None
+    ((name, sub),) = props.items()
+    if condition.get("required") != [name] or not isinstance(sub, dict):
+        return None
+    value = sub.get("const")
+    if set(sub) != {"const"} or not isinstance(value, str):
+        return None
+    return name, value
+
+
+def _forbidden_properties(negated: Json) -> list[str] | None:
+    """Names made absent by ``not {required: [..]}`` or ``not {anyOf: [{required: [..]}, ..]}``."""
+    if not isinstance(negated, dict):
+        return None
+    if set(negated) == {"required"}:
+        req = negated["required"]
+        if isinstance(req, list) and len(req) == 1 and isinstance(req[0], str):
+            return [req[0]]
+        return None
+    alternatives = negated.get("anyOf")
+    if set(negated) != {"anyOf"} or not isinstance(alternatives, list):
+        return None
+    names: list[str] = []
+    for alt in alternatives:
+        found = _forbidden_properties(alt)
+        if found is None:
+            return None
+        names.extend(found)
+    return names
+
+
+def _pascal(name: str) -> str:
+    words: list[str] = []
+    current = ""
+    for char in name:
+        if char.isalnum():
+            current += char
+        elif current:
+            words.append(current)
+            current = ""
+    if current:
+        words.append(current)
+    return "".join(w[:1].upper() + w[1:] for w in words)

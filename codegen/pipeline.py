@@ -1,0 +1,199 @@
+"""schemas/ -> generated/: render every output in memory, then write it or compare it.
+
+Rendering is pure (no clock, no network, no filesystem writes), so ``generate`` and ``check``
+share one code path and differ only in what they do with the rendered files.
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from codegen._json import Json, JsonObject, dump_json, load_json
+from codegen.diagnostics import CodegenError, Diagnostic, DiagnosticSink
+from codegen.driver import ModelSource, generate_models, sha256_of
+from codegen.manifest import SchemaEntry, read_manifest
+from codegen.normalize import normalize
+from codegen.structure import is_json_structure, translate
+
+PACKAGE = "agentruns_generated"
+_JSON_SCHEMA_DIALECTS = (
+    "http://json-schema.org/draft-07/schema",
+    "https://json-schema.org/draft-07/schema",
+    "https://json-schema.org/draft/2020-12/schema",
+    "https://json-schema.org/draft/2019-09/schema",
+)
+
+
+@dataclass
+class Rendered:
+    """Files to place under generated/ (relative path -> text) and what was said on the way."""
+
+    files: dict[str, str] = field(default_factory=dict)
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    hashes: dict[str, str] = field(default_factory=dict)
+
+
+def json_schema_for(
+    document: Json, *, source: str, strict: bool
+) -> tuple[JsonObject, list[Diagnostic]]:
+    """The JSON Schema for a source document: translated if JSON Structure, as is otherwise."""
+    if is_json_structure(document):
+        translation = translate(document, source=source, strict=strict)
+        return translation.schema, list(translation.diagnostics)
+    if not isinstance(document, dict):
+        raise CodegenError([Diagnostic(source, "", "a schema must be a JSON object")])
+    dialect = document.get("$schema")
+    if dialect is not None and (
+        not isinstance(dialect, str) or not dialect.rstrip("#").startswith(_JSON_SCHEMA_DIALECTS)
+    ):
+        sink = DiagnosticSink(source)
+        sink.error("/$schema", f"unsupported schema language {dialect!r}")
+        sink.raise_if(strict=True)
+    return document, []
+
+
+def model_source(
+    schema: JsonObject, *, class_name: str, source: ModelSource, strict: bool
+) -> tuple[str, list[Diagnostic]]:
+    """Normalise a JSON Schema and generate the model module for it."""
+    normalized = normalize(schema, source=source.schema_path, strict=strict)
+    prepared = dict(normalized.schema)
+    prepared["title"] = class_name  # the root class name is stable whatever the schema's title
+    return generate_models(prepared, class_name=class_name, source=source), list(
+        normalized.diagnostics
+    )
+
+
+def render(schemas_dir: Path, *, strict: bool = False) -> Rendered:
+    rendered = Rendered()
+    entries = read_manifest(schemas_dir)
+    for entry in entries:
+        _render_entry(schemas_dir, entry, rendered, strict=strict)
+    rendered.files[f"{PACKAGE}/__init__.py"] = _package_init(entries)
+    rendered.files[f"{PACKAGE}/py.typed"] = ""
+    return rendered
+
+
+def _render_entry(
+    schemas_dir: Path, entry: SchemaEntry, rendered: Rendered, *, strict: bool
+) -> None:
+    path = schemas_dir / entry.file
+    raw = path.read_bytes()
+    digest = sha256_of(raw)
+    rendered.hashes[entry.name] = digest
+    source_name = f"schemas/{entry.file}"
+    document = load_json(path)
+    schema, diagnostics = json_schema_for(document, source=source_name, strict=strict)
+    rendered.diagnostics.extend(diagnostics)
+    translated_from: str | None = None
+    schema_path = source_name
+    schema_digest = digest
+    if entry.is_structure:
+        text = dump_json(schema)
+        translated_name = f"{PACKAGE}/{entry.name}.schema.json"
+        rendered.files[translated_name] = text
+        translated_from = f"{source_name} (sha256 {digest})"
+        schema_path = f"generated/{translated_name}"
+        schema_digest = sha256_of(text.encode("utf-8"))
+    code, diagnostics = model_source(
+        schema,
+        class_name=entry.class_name,
+        source=ModelSource(schema_path, schema_digest, translated_from),
+        strict=strict,
+    )
+    rendered.diagnostics.extend(diagnostics)
+    rendered.files[f"{PACKAGE}/{entry.name}.py"] = code
+
+
+def _package_init(entries: list[SchemaEntry]) -> str:
+    lines = [
+        '"""Models generated from the schemas in schemas/ -- do not edit by hand.',
+        "",
+        "Import them from ``agentruns`` (the stable public API), not from here.",
+        "Regenerate with: python -m codegen generate",
+        '"""',
+        "",
+    ]
+    for entry in entries:
+        lines.append(f"from {PACKAGE}.{entry.name} import {entry.class_name}")
+    lines.append("")
+    names = ", ".join(f'"{entry.class_name}"' for entry in entries)
+    lines.append(f"__all__ = [{names}]")
+    return "\n".join(lines) + "\n"
+
+
+# -- writing and checking -------------------------------------------------------------
+
+
+def _existing(out_dir: Path) -> dict[str, str]:
+    package = out_dir / PACKAGE
+    if not package.is_dir():
+        return {}
+    found: dict[str, str] = {}
+    for path in sorted(package.rglob("*")):
+        if path.is_file() and "__pycache__" not in path.parts:
+            found[path.relative_to(out_dir).as_posix()] = path.read_text(encoding="utf-8")
+    return found
+
+
+def write(rendered: Rendered, out_dir: Path) -> list[str]:
+    """Write the rendered files (each atomically), remove stale ones; return what changed."""
+    existing = _existing(out_dir)
+    changed: list[str] = []
+    for name, text in sorted(rendered.files.items()):
+        if existing.get(name) == text:
+            continue
+        target = out_dir / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        atomic_write(target, text)
+        changed.append(name)
+    for name in sorted(set(existing) - set(rendered.files)):
+        (out_dir / name).unlink()
+        changed.append(name)
+    return changed
+
+
+def atomic_write(target: Path, text: str) -> None:
+    handle, temporary = tempfile.mkstemp(
+        dir=target.parent, prefix=f".{target.name}.", suffix=".tmp"
+    )
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8", newline="\n") as stream:
+            stream.write(text)
+        os.replace(temporary, target)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+
+
+def stale_diff(rendered: Rendered, out_dir: Path, *, schemas: list[SchemaEntry]) -> str:
+    """A unified diff from what is committed to what the schemas produce ('' when fresh)."""
+    existing = _existing(out_dir)
+    chunks: list[str] = []
+    for entry in schemas:
+        recorded, actual = entry.sha256, rendered.hashes.get(entry.name)
+        if actual is not None and recorded != actual:
+            chunks.append(
+                f"schemas/manifest.json: sha256 of {entry.file} is {actual}, manifest records "
+                f"{recorded} (run `python -m codegen generate` to record it)\n"
+            )
+    for name in sorted(set(existing) | set(rendered.files)):
+        old = existing.get(name)
+        new = rendered.files.get(name)
+        if old == new:
+            continue
+        chunks.append(
+            "".join(
+                difflib.unified_diff(
+                    [] if old is None else old.splitlines(keepends=True),
+                    [] if new is None else new.splitlines(keepends=True),
+                    fromfile=f"generated/{name}" if old is not None else "/dev/null",
+                    tofile=f"generated/{name} (from schemas/)" if new is not None else "/dev/null",
+                )
+            )
+        )
+    return "".join(chunks)

@@ -1,0 +1,11 @@
+"""Models generated from the schemas in schemas/ -- do not edit by hand.
+
+Import them from ``agentruns`` (the stable public API), not from here.
+Regenerate with: python -m codegen generate
+"""
+
+from agentruns_generated.portable import PortableRunRecord
+from agentruns_generated.cortex import CortexRunJournal
+from agentruns_generated.agentrun import AgentRun
+
+__all__ = ["PortableRunRecord", "CortexRunJournal", "AgentRun"]
