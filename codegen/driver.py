@@ -91,4 +91,4 @@ def generate_models(schema: JsonObject, *, class_name: str, source: ModelSource)
         )
     if not isinstance(output, str):
         raise TypeError("datamodel-code-generator returned several modules for one schema")
-    return output
+    return output.rstrip("\n") + "\n"

@@ -275,6 +275,9 @@ class _Translator:
                 out["$ref"] = self._ref_target(node["$ref"], at + "/$ref")
             elif not in_composition:
                 self._sink.error(at, "every schema element must declare 'type'")
+            else:
+                # A constraint-only subschema of allOf/anyOf/oneOf/not/if/then/else.
+                out.update(self._constraints(node, at))
         elif isinstance(declared, dict):
             out.update(self._type_ref(declared, at + "/type"))
         elif isinstance(declared, list):
@@ -296,6 +299,19 @@ class _Translator:
                     pointer_join(at, key),
                     f"unknown keyword {key!r} ignored (not in JSON Structure core)",
                 )
+        return out
+
+    def _constraints(self, node: JsonObject, at: str) -> JsonObject:
+        out: JsonObject = {}
+        properties = node.get("properties")
+        if isinstance(properties, dict):
+            out["properties"] = {
+                name: self._node(sub, pointer_join(at, "properties", name), in_composition=True)
+                for name, sub in properties.items()
+            }
+        required = node.get("required")
+        if isinstance(required, list):
+            out["required"] = required
         return out
 
     def _type_ref(self, declared: JsonObject, at: str) -> JsonObject:
