@@ -1,0 +1,226 @@
+"""The generated models accept and reject what their schemas accept and reject."""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from pydantic import BaseModel, ValidationError
+
+from agentruns import AgentRun, CortexRunJournal, PortableRunRecord
+from agentruns.models import CompletedConversation, StoppedConversation
+
+FIXTURES = Path(__file__).parent / "fixtures"
+
+
+def fixture(name: str) -> dict[str, Any]:
+    data: dict[str, Any] = json.loads((FIXTURES / f"{name}.min.json").read_text())
+    return data
+
+
+def errors(model: type[BaseModel], data: object) -> list[tuple[str, str]]:
+    """(dotted location, error type) for each error, [] when valid."""
+    try:
+        model.model_validate_json(json.dumps(data))
+    except ValidationError as error:
+        return [(".".join(map(str, e["loc"])), e["type"]) for e in error.errors()]
+    return []
+
+
+# -- portable ------------------------------------------------------------------------
+
+
+def test_portable_fixture_is_valid_and_round_trips() -> None:
+    data = fixture("portable")
+    record = PortableRunRecord.model_validate_json(json.dumps(data))
+    assert json.loads(record.model_dump_json()) == data
+
+
+def test_stopped_conversation_is_typed_with_its_reason() -> None:
+    record = PortableRunRecord.model_validate_json(json.dumps(fixture("portable")))
+    assert isinstance(record.conversation, StoppedConversation)
+    assert record.conversation.stop_reason == "agent_did_not_ask"
+
+
+def test_stopped_conversation_requires_stop_reason_and_stopped_before_followup() -> None:
+    data = fixture("portable")
+    del data["conversation"]["stop_reason"]
+    assert errors(PortableRunRecord, data) == [("conversation.stopped.stop_reason", "missing")]
+
+
+def test_completed_conversation_forbids_the_stop_fields() -> None:
+    data = fixture("portable")
+    data["conversation"]["status"] = "completed"
+    found = errors(PortableRunRecord, data)
+    assert ("conversation.completed.stop_reason", "extra_forbidden") in found
+    assert ("conversation.completed.stopped_before_followup", "extra_forbidden") in found
+
+
+def test_completed_conversation_without_stop_fields_is_valid() -> None:
+    data = fixture("portable")
+    conversation = data["conversation"]
+    conversation["status"] = "completed"
+    del conversation["stop_reason"], conversation["stopped_before_followup"]
+    record = PortableRunRecord.model_validate_json(json.dumps(data))
+    assert isinstance(record.conversation, CompletedConversation)
+
+
+def test_conversation_needs_at_least_two_events() -> None:
+    data = fixture("portable")
+    data["conversation"]["events"] = data["conversation"]["events"][:1]
+    assert errors(PortableRunRecord, data) == [("conversation.stopped.events", "too_short")]
+
+
+def test_a_bad_event_gives_one_error_naming_its_type() -> None:
+    data = fixture("portable")
+    data["conversation"]["events"][0]["round"] = 0
+    assert errors(PortableRunRecord, data) == [
+        ("conversation.stopped.events.0.user_message.round", "greater_than_equal")
+    ]
+
+
+def test_an_unknown_event_type_is_rejected_by_the_discriminator() -> None:
+    data = fixture("portable")
+    data["conversation"]["events"][0]["type"] = "system_message"
+    assert errors(PortableRunRecord, data) == [
+        ("conversation.stopped.events.0", "union_tag_invalid")
+    ]
+
+
+def test_null_is_rejected_in_an_optional_non_nullable_field() -> None:
+    data = fixture("portable")
+    data["run_index"] = None
+    assert errors(PortableRunRecord, data) == [("run_index", "int_type")]
+
+
+def test_null_is_accepted_where_the_schema_allows_it() -> None:
+    data = fixture("portable")
+    data["total_tokens"] = None
+    assert errors(PortableRunRecord, data) == []
+
+
+def test_absent_optional_fields_stay_absent_when_dumped() -> None:
+    data = fixture("portable")
+    del data["run_index"], data["conversation"]
+    record = PortableRunRecord.model_validate_json(json.dumps(data))
+    dumped = json.loads(record.model_dump_json())
+    assert "run_index" not in dumped
+    assert "conversation" not in dumped
+
+
+def test_extra_properties_are_rejected_where_the_schema_forbids_them() -> None:
+    data = fixture("portable")
+    data["tool_invocations"][0]["duration"] = 3
+    assert errors(PortableRunRecord, data) == [("tool_invocations.0.duration", "extra_forbidden")]
+
+
+@pytest.mark.parametrize("value", ["5", True, 1.5])
+def test_integers_reject_strings_booleans_and_fractions(value: object) -> None:
+    data = fixture("portable")
+    data["total_tokens"] = value
+    assert errors(PortableRunRecord, data)
+
+
+def test_required_fields_are_required() -> None:
+    data = fixture("portable")
+    del data["skill_path"]
+    assert errors(PortableRunRecord, data) == [("skill_path", "missing")]
+
+
+def test_tool_arguments_take_any_json_object_string_or_array() -> None:
+    data = fixture("portable")
+    data["tool_invocations"][0]["args"] = ["a", {"b": [1, None]}]
+    assert errors(PortableRunRecord, data) == []
+    data["tool_invocations"][0]["args"] = 3
+    assert errors(PortableRunRecord, data)
+
+
+# -- cortex --------------------------------------------------------------------------
+
+
+def test_cortex_fixture_is_valid_and_round_trips_with_event_extras() -> None:
+    data = fixture("cortex")
+    journal = CortexRunJournal.model_validate_json(json.dumps(data))
+    assert journal.events and journal.events[0].model_extra == {"worker_pid": 4242}
+    dumped = json.loads(journal.model_dump_json())
+    assert dumped["events"][0]["worker_pid"] == 4242
+
+
+def test_cortex_schema_version_is_the_constant_one() -> None:
+    data = fixture("cortex")
+    data["schema_version"] = 2
+    assert errors(CortexRunJournal, data) == [("schema_version", "literal_error")]
+
+
+def test_cortex_rejects_a_naive_datetime() -> None:
+    data = fixture("cortex")
+    data["started_at"] = "2026-09-01T08:00:00"
+    assert errors(CortexRunJournal, data) == [("started_at", "timezone_aware")]
+
+
+def test_cortex_rejects_an_unknown_status() -> None:
+    data = fixture("cortex")
+    data["status"] = "cancelled"  # the cortex vocabulary spells it "canceled"
+    assert errors(CortexRunJournal, data) == [("status", "literal_error")]
+
+
+def test_cortex_transcript_sha256_must_be_64_lowercase_hex() -> None:
+    data = fixture("cortex")
+    data["transcript_refs"][0]["sha256"] = "ABC"
+    assert errors(CortexRunJournal, data) == [("transcript_refs.0.sha256", "string_pattern_mismatch")]
+
+
+def test_cortex_root_forbids_extras_but_events_allow_them() -> None:
+    data = fixture("cortex")
+    data["commands"] = []
+    assert errors(CortexRunJournal, data) == [("commands", "extra_forbidden")]
+
+
+def test_cortex_event_type_must_not_be_empty() -> None:
+    data = fixture("cortex")
+    data["events"][0]["type"] = ""
+    assert errors(CortexRunJournal, data) == [("events.0.type", "string_too_short")]
+
+
+# -- agentrun ------------------------------------------------------------------------
+
+
+def test_agentrun_fixture_is_valid_and_round_trips_with_extras() -> None:
+    data = fixture("agentrun")
+    run = AgentRun.model_validate_json(json.dumps(data))
+    assert run.model_extra == {"x_team": "docs"}
+    assert json.loads(run.model_dump_json()) == _normalised_datetimes(data)
+
+
+def _normalised_datetimes(data: dict[str, Any]) -> dict[str, Any]:
+    # pydantic writes fractional seconds with 6 digits; the instant is unchanged.
+    out = copy.deepcopy(data)
+    out["ended_at"] = "2026-09-02T10:00:09.500000Z"
+    return out
+
+
+def test_agentrun_integers_are_int32() -> None:
+    data = fixture("agentrun")
+    data["steps"][0]["index"] = 2**31
+    assert errors(AgentRun, data) == [("steps.0.index", "less_than_equal")]
+
+
+def test_agentrun_free_form_step_input_must_still_be_an_object() -> None:
+    data = fixture("agentrun")
+    data["steps"][0]["input"] = "path=CHANGELOG.md"
+    assert errors(AgentRun, data) == [("steps.0.input", "dict_type")]
+
+
+def test_agentrun_status_vocabulary_is_enforced() -> None:
+    data = fixture("agentrun")
+    data["status"] = "done"
+    assert errors(AgentRun, data) == [("status", "literal_error")]
+
+
+def test_agentrun_requires_goal() -> None:
+    data = fixture("agentrun")
+    del data["goal"]
+    assert errors(AgentRun, data) == [("goal", "missing")]
