@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from pydantic import BaseModel, ValidationError
+from pydantic import MISSING, BaseModel, ValidationError
 
 from agentruns import AgentRun, CortexRunJournal, PortableRunRecord
 from agentruns.models import CompletedConversation, StoppedConversation
@@ -144,7 +144,8 @@ def test_tool_arguments_take_any_json_object_string_or_array() -> None:
 def test_cortex_fixture_is_valid_and_round_trips_with_event_extras() -> None:
     data = fixture("cortex")
     journal = CortexRunJournal.model_validate_json(json.dumps(data))
-    assert journal.events and journal.events[0].model_extra == {"worker_pid": 4242}
+    assert journal.events is not MISSING
+    assert journal.events[0].model_extra == {"worker_pid": 4242}
     dumped = json.loads(journal.model_dump_json())
     assert dumped["events"][0]["worker_pid"] == 4242
 
@@ -170,7 +171,9 @@ def test_cortex_rejects_an_unknown_status() -> None:
 def test_cortex_transcript_sha256_must_be_64_lowercase_hex() -> None:
     data = fixture("cortex")
     data["transcript_refs"][0]["sha256"] = "ABC"
-    assert errors(CortexRunJournal, data) == [("transcript_refs.0.sha256", "string_pattern_mismatch")]
+    assert errors(CortexRunJournal, data) == [
+        ("transcript_refs.0.sha256", "string_pattern_mismatch")
+    ]
 
 
 def test_cortex_root_forbids_extras_but_events_allow_them() -> None:

@@ -14,7 +14,7 @@ import pytest
 
 from codegen.__main__ import main
 from codegen.manifest import read_manifest
-from codegen.pipeline import PACKAGE, render, stale_diff
+from codegen.pipeline import PACKAGE, render
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -23,7 +23,9 @@ ROOT = Path(__file__).resolve().parent.parent
 def tree(tmp_path: Path) -> Path:
     """A private copy of schemas/ and generated/ to edit."""
     shutil.copytree(ROOT / "schemas", tmp_path / "schemas")
-    shutil.copytree(ROOT / "generated", tmp_path / "generated", ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(
+        ROOT / "generated", tmp_path / "generated", ignore=shutil.ignore_patterns("__pycache__")
+    )
     return tmp_path
 
 
@@ -47,16 +49,22 @@ def test_check_passes_on_the_committed_tree(tree: Path) -> None:
     assert run(tree, "check") == 0
 
 
-def test_check_fails_with_a_diff_after_a_schema_edit(tree: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_check_fails_with_a_diff_after_a_schema_edit(
+    tree: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     path = tree / "schemas" / "cortex-run-journal.schema.json"
-    path.write_text(path.read_text(encoding="utf-8").replace('"minLength": 1,', '"minLength": 2,', 1))
+    path.write_text(
+        path.read_text(encoding="utf-8").replace('"minLength": 1,', '"minLength": 2,', 1)
+    )
     assert run(tree, "check") == 1
     out = capsys.readouterr().out
     assert "sha256 of cortex-run-journal.schema.json" in out
     assert "+    run_id: Annotated[StrictStr, Field(min_length=2)]" in out
 
 
-def test_check_fails_after_a_hand_edit_of_a_generated_file(tree: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_check_fails_after_a_hand_edit_of_a_generated_file(
+    tree: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     path = tree / "generated" / PACKAGE / "portable.py"
     path.write_text(path.read_text(encoding="utf-8") + "# hand edit\n")
     assert run(tree, "check") == 1
@@ -78,11 +86,16 @@ def test_check_never_writes(tree: Path) -> None:
 
 def test_generate_after_a_schema_edit_records_the_hash_and_check_passes_again(tree: Path) -> None:
     path = tree / "schemas" / "cortex-run-journal.schema.json"
-    path.write_text(path.read_text(encoding="utf-8").replace('"minLength": 1,', '"minLength": 2,', 1))
+    path.write_text(
+        path.read_text(encoding="utf-8").replace('"minLength": 1,', '"minLength": 2,', 1)
+    )
     assert run(tree, "generate") == 0
     assert run(tree, "check") == 0
     (entry,) = [e for e in read_manifest(tree / "schemas") if e.name == "cortex"]
-    assert entry.sha256 != next(e for e in read_manifest(ROOT / "schemas") if e.name == "cortex").sha256
+    assert (
+        entry.sha256
+        != next(e for e in read_manifest(ROOT / "schemas") if e.name == "cortex").sha256
+    )
     assert "min_length=2" in (tree / "generated" / PACKAGE / "cortex.py").read_text()
 
 
@@ -102,13 +115,24 @@ def test_generation_is_identical_across_hash_seeds(tmp_path: Path) -> None:
         shutil.copytree(ROOT / "schemas", out / "schemas")
         env = {**os.environ, "PYTHONHASHSEED": seed}
         subprocess.run(
-            [sys.executable, "-m", "codegen", "generate", "--schemas", str(out / "schemas"), "--out", str(out / "generated")],
+            [
+                sys.executable,
+                "-m",
+                "codegen",
+                "generate",
+                "--schemas",
+                str(out / "schemas"),
+                "--out",
+                str(out / "generated"),
+            ],
             cwd=ROOT,
             env=env,
             check=True,
             capture_output=True,
         )
-        outputs.append({p.name: p.read_bytes() for p in (out / "generated" / PACKAGE).iterdir() if p.is_file()})
+        outputs.append(
+            {p.name: p.read_bytes() for p in (out / "generated" / PACKAGE).iterdir() if p.is_file()}
+        )
     assert outputs[0] == outputs[1] == outputs[2]
 
 
@@ -119,7 +143,9 @@ def test_translate_prints_the_json_schema(capsys: pytest.CaptureFixture[str]) ->
     assert "/properties/steps/items/properties/input" in captured.err
 
 
-def test_translate_strict_refuses_the_seeds_bare_objects(capsys: pytest.CaptureFixture[str]) -> None:
+def test_translate_strict_refuses_the_seeds_bare_objects(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
     assert main(["translate", "--strict", str(ROOT / "schemas" / "agent-run.struct.json")]) == 1
     assert "map of any" in capsys.readouterr().err
 
@@ -131,7 +157,10 @@ def test_model_generates_a_module_for_any_one_schema(tmp_path: Path) -> None:
             {
                 "$schema": "http://json-schema.org/draft-07/schema#",
                 "type": "object",
-                "properties": {"name": {"type": "string"}, "size": {"type": "integer", "minimum": 1}},
+                "properties": {
+                    "name": {"type": "string"},
+                    "size": {"type": "integer", "minimum": 1},
+                },
                 "required": ["name"],
                 "additionalProperties": False,
             }
@@ -140,7 +169,8 @@ def test_model_generates_a_module_for_any_one_schema(tmp_path: Path) -> None:
     out = tmp_path / "widget.py"
     assert main(["model", str(schema), "--out", str(out)]) == 0
     spec = importlib.util.spec_from_file_location("widget_models", out)
-    assert spec is not None and spec.loader is not None
+    assert spec is not None
+    assert spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     sys.modules["widget_models"] = module
     spec.loader.exec_module(module)
@@ -150,7 +180,9 @@ def test_model_generates_a_module_for_any_one_schema(tmp_path: Path) -> None:
         module.Widget.model_validate({"name": "w", "size": 0})
 
 
-def test_model_refuses_a_remote_reference_without_fetching(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_model_refuses_a_remote_reference_without_fetching(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     schema = tmp_path / "remote.schema.json"
     schema.write_text(
         json.dumps(
@@ -159,7 +191,9 @@ def test_model_refuses_a_remote_reference_without_fetching(tmp_path: Path, capsy
                 "$id": "https://example.com/r",
                 "name": "R",
                 "type": "object",
-                "properties": {"a": {"type": {"$ref": "https://example.com/x.json#/definitions/A"}}},
+                "properties": {
+                    "a": {"type": {"$ref": "https://example.com/x.json#/definitions/A"}}
+                },
             }
         )
     )
@@ -168,7 +202,9 @@ def test_model_refuses_a_remote_reference_without_fetching(tmp_path: Path, capsy
     assert not (tmp_path / "r.py").exists()
 
 
-def test_model_refuses_an_if_then_it_cannot_express(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_model_refuses_an_if_then_it_cannot_express(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     schema = tmp_path / "cond.schema.json"
     schema.write_text(
         json.dumps(
@@ -185,7 +221,9 @@ def test_model_refuses_an_if_then_it_cannot_express(tmp_path: Path, capsys: pyte
     assert "if/then/else is not expressible" in capsys.readouterr().err
 
 
-def test_a_malformed_schema_is_a_clear_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_malformed_schema_is_a_clear_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     schema = tmp_path / "broken.json"
     schema.write_text('{"type": "object",\n  "properties": }')
     assert main(["translate", str(schema)]) == 1
@@ -199,7 +237,16 @@ def test_mypy_strict_passes_over_freshly_generated_models(tmp_path: Path) -> Non
     shutil.copytree(ROOT / "schemas", tmp_path / "schemas")
     assert main(["generate", "--schemas", str(tmp_path / "schemas"), "--out", str(out)]) == 0
     result = subprocess.run(
-        [sys.executable, "-m", "mypy", "--strict", "--no-incremental", "--config-file", str(ROOT / "pyproject.toml"), str(out / PACKAGE)],
+        [
+            sys.executable,
+            "-m",
+            "mypy",
+            "--strict",
+            "--no-incremental",
+            "--config-file",
+            str(ROOT / "pyproject.toml"),
+            str(out / PACKAGE),
+        ],
         cwd=tmp_path,
         capture_output=True,
         text=True,

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from pydantic import ValidationError
+from pydantic import MISSING, ValidationError
 
 from agentruns import AgentRun, CortexRunJournal
 
@@ -13,14 +13,17 @@ from agentruns import AgentRun, CortexRunJournal
 def test_the_real_agentrun_example_loads(upstream: Path) -> None:
     run = AgentRun.model_validate_json((upstream / "agent-run.example.json").read_bytes())
     assert run.status == "completed"
-    assert run.steps and [step.type for step in run.steps].count("tool_call") == 2
+    steps = run.steps
+    assert isinstance(steps, list)
+    assert [step.type for step in steps].count("tool_call") == 2
 
 
 def test_the_real_cortex_sample_loads_with_its_non_ascii_text(upstream: Path) -> None:
     journal = CortexRunJournal.model_validate_json(
         (upstream / "cortex-run-journal.sample.json").read_bytes()
     )
-    assert journal.events and "准备就绪" in str(journal.events[0].activity)
+    assert journal.events is not MISSING
+    assert "准备就绪" in str(journal.events[0].activity)
 
 
 def test_the_real_nonconforming_cortex_dispatch_is_rejected_readably(upstream: Path) -> None:
