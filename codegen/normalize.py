@@ -77,6 +77,7 @@ class _Normalizer:
         self._uses_json_value = False
 
     def run(self) -> JsonObject:
+        self._name_item_unions()
         self._split_conditionals()
         self._walk(self._root, "", value_position=False)
         self._add_discriminators(self._root)
@@ -113,6 +114,17 @@ class _Normalizer:
                     target = target[token]
                 return target
         return node
+
+    def _name_item_unions(self) -> None:
+        defs = self._root.get(self._defs_key)
+        owners: list[tuple[str, Json]] = [("", self._root)]
+        if isinstance(defs, dict):
+            owners.extend(defs.items())
+        for owner, node in owners:
+            properties = node.get("properties") if isinstance(node, dict) else None
+            if isinstance(properties, dict):
+                for name, sub in properties.items():
+                    _name_union_items(owner, name, sub)
 
     # -- free-form values and extras ------------------------------------------------
 
@@ -437,3 +449,21 @@ def _pascal(name: str) -> str:
     if current:
         words.append(current)
     return "".join(w[:1].upper() + w[1:] for w in words)
+
+
+def _name_union_items(owner: str, property_name: str, node: Json) -> None:
+    """Name an anonymous union of array items after its owner and one item.
+
+    ``conversation.events`` -> ``ConversationEvent``. The generator would otherwise name the
+    alias after the plural property ("Events"), which reads as a list type although it is the
+    type of one element, and collides across formats.
+    """
+    if not isinstance(node, dict) or node.get("type") != "array":
+        return
+    items = node.get("items")
+    if not isinstance(items, dict) or "title" in items:
+        return
+    if not any(key in items for key in ("oneOf", "anyOf")):
+        return
+    singular = property_name[:-1] if property_name.endswith("s") else f"{property_name}_item"
+    items["title"] = _pascal(owner) + _pascal(singular)

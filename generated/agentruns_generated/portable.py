@@ -65,10 +65,11 @@ class ConversationTool(BaseModel):
     result: StrictStr | dict[str, JsonValue] | None | MISSING = MISSING
 
 
-Events = TypeAliasType(
-    "Events",
+ConversationEvent = TypeAliasType(
+    "ConversationEvent",
     Annotated[
-        UserMessage | AssistantMessage | ConversationTool, Field(discriminator="type")
+        UserMessage | AssistantMessage | ConversationTool,
+        Field(discriminator="type", title="ConversationEvent"),
     ],
 )
 
@@ -79,7 +80,7 @@ class CompletedConversation(BaseModel):
     )
     status: Literal["completed"]
     delivered_followups: Annotated[StrictInt, Field(ge=0)]
-    events: Annotated[list[Events], Field(min_length=2)]
+    events: Annotated[list[ConversationEvent], Field(min_length=2)]
 
 
 class StoppedConversation(BaseModel):
@@ -90,7 +91,7 @@ class StoppedConversation(BaseModel):
     delivered_followups: Annotated[StrictInt, Field(ge=0)]
     stop_reason: Literal["agent_did_not_ask", "agent_response_mismatch"]
     stopped_before_followup: Annotated[StrictInt, Field(ge=1)]
-    events: Annotated[list[Events], Field(min_length=2)]
+    events: Annotated[list[ConversationEvent], Field(min_length=2)]
 
 
 Conversation = TypeAliasType(
