@@ -118,10 +118,10 @@ def _package_init(entries: list[SchemaEntry]) -> str:
         '"""',
         "",
     ]
-    for entry in entries:
+    for entry in sorted(entries, key=lambda e: e.name):
         lines.append(f"from {PACKAGE}.{entry.name} import {entry.class_name}")
     lines.append("")
-    names = ", ".join(f'"{entry.class_name}"' for entry in entries)
+    names = ", ".join(f'"{name}"' for name in sorted(e.class_name for e in entries))
     lines.append(f"__all__ = [{names}]")
     return "\n".join(lines) + "\n"
 

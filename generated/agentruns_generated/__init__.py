@@ -4,8 +4,8 @@ Import them from ``agentruns`` (the stable public API), not from here.
 Regenerate with: python -m codegen generate
 """
 
-from agentruns_generated.portable import PortableRunRecord
-from agentruns_generated.cortex import CortexRunJournal
 from agentruns_generated.agentrun import AgentRun
+from agentruns_generated.cortex import CortexRunJournal
+from agentruns_generated.portable import PortableRunRecord
 
-__all__ = ["PortableRunRecord", "CortexRunJournal", "AgentRun"]
+__all__ = ["AgentRun", "CortexRunJournal", "PortableRunRecord"]

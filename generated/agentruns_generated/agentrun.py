@@ -6,7 +6,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Dict, Literal
+from typing import Annotated, Literal
 
 from pydantic import (
     MISSING,
@@ -26,7 +26,7 @@ class Step(BaseModel):
         extra="allow",
     )
     __annotations__ = {
-        "__pydantic_extra__": Dict[str, JsonValue],
+        "__pydantic_extra__": dict[str, JsonValue],
     }
     index: Annotated[StrictInt, Field(examples=[1], ge=-2147483648, le=2147483647)]
     type: Annotated[
@@ -51,7 +51,7 @@ class Result(BaseModel):
         extra="allow",
     )
     __annotations__ = {
-        "__pydantic_extra__": Dict[str, JsonValue],
+        "__pydantic_extra__": dict[str, JsonValue],
     }
     summary: Annotated[
         StrictStr | MISSING,
@@ -69,7 +69,7 @@ class Metrics(BaseModel):
         extra="allow",
     )
     __annotations__ = {
-        "__pydantic_extra__": Dict[str, JsonValue],
+        "__pydantic_extra__": dict[str, JsonValue],
     }
     input_tokens: Annotated[
         StrictInt | MISSING, Field(examples=[1820], ge=-2147483648, le=2147483647)
@@ -92,7 +92,7 @@ class AgentRun(BaseModel):
         extra="allow",
     )
     __annotations__ = {
-        "__pydantic_extra__": Dict[str, JsonValue],
+        "__pydantic_extra__": dict[str, JsonValue],
     }
     run_id: Annotated[StrictStr, Field(examples=["run_01HXY8N3JV3QABC"])]
     """

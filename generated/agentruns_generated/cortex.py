@@ -5,7 +5,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Dict, Literal
+from typing import Annotated, Literal
 
 from pydantic import (
     MISSING,
@@ -29,8 +29,8 @@ class TranscriptRef(BaseModel):
     sha256: Annotated[StrictStr, Field(pattern="^[a-f0-9]{64}$")]
     byte_size: Annotated[StrictInt, Field(ge=0)]
     turn_count: Annotated[StrictInt, Field(ge=0)]
-    first_turn_at: StrictStr | None | MISSING = MISSING
-    last_turn_at: StrictStr | None | MISSING = MISSING
+    first_turn_at: StrictStr | MISSING | None = MISSING
+    last_turn_at: StrictStr | MISSING | None = MISSING
     linked_at: StrictStr
 
 
@@ -39,13 +39,13 @@ class Event(BaseModel):
         extra="allow",
     )
     __annotations__ = {
-        "__pydantic_extra__": Dict[str, JsonValue],
+        "__pydantic_extra__": dict[str, JsonValue],
     }
     type: Annotated[StrictStr, Field(min_length=1)]
-    phase: StrictStr | None | MISSING = MISSING
-    status: StrictStr | None | MISSING = MISSING
-    activity: StrictStr | None | MISSING = MISSING
-    message: StrictStr | None | MISSING = MISSING
+    phase: StrictStr | MISSING | None = MISSING
+    status: StrictStr | MISSING | None = MISSING
+    activity: StrictStr | MISSING | None = MISSING
+    message: StrictStr | MISSING | None = MISSING
     at: AwareDatetime
 
 
@@ -62,29 +62,39 @@ class CortexRunJournal(BaseModel):
     """
     Stable run id. Convention: R-{task_or_mission_slug}, e.g. R-M-001-MS-001, R-T-FAE-001.
     """
-    task_id: StrictStr | None | MISSING = MISSING
-    mission_id: StrictStr | None | MISSING = MISSING
-    agent_id: StrictStr | None | MISSING = MISSING
-    role: StrictStr | None | MISSING = MISSING
-    kind: Literal["plan", "implement", "validate", "merge", "handoff", "dashboard", "publish", "memory", "conversation"]
+    task_id: StrictStr | MISSING | None = MISSING
+    mission_id: StrictStr | MISSING | None = MISSING
+    agent_id: StrictStr | MISSING | None = MISSING
+    role: StrictStr | MISSING | None = MISSING
+    kind: Literal[
+        "plan",
+        "implement",
+        "validate",
+        "merge",
+        "handoff",
+        "dashboard",
+        "publish",
+        "memory",
+        "conversation",
+    ]
     """
     memory/conversation are general-mode-only kinds.
     """
     status: Literal["queued", "running", "completed", "failed", "canceled"]
-    phase: StrictStr | None | MISSING = MISSING
+    phase: StrictStr | MISSING | None = MISSING
     """
     Free-form phase label. Recognized values: initializing / briefing / planning / reading / editing / running_command / validating / handoff / merging / waiting / blocked / completed.
     """
-    activity: StrictStr | None | MISSING = MISSING
-    worktree_path: StrictStr | None | MISSING = MISSING
-    branch: StrictStr | None | MISSING = MISSING
-    base_commit: StrictStr | None | MISSING = MISSING
-    head_commit: StrictStr | None | MISSING = MISSING
+    activity: StrictStr | MISSING | None = MISSING
+    worktree_path: StrictStr | MISSING | None = MISSING
+    branch: StrictStr | MISSING | None = MISSING
+    base_commit: StrictStr | MISSING | None = MISSING
+    head_commit: StrictStr | MISSING | None = MISSING
     started_at: AwareDatetime
-    finished_at: AwareDatetime | None | MISSING = MISSING
-    updated_at: AwareDatetime | None | MISSING = MISSING
+    finished_at: AwareDatetime | MISSING | None = MISSING
+    updated_at: AwareDatetime | MISSING | None = MISSING
     events: list[Event] | MISSING = MISSING
-    next_action: StrictStr | None | MISSING = MISSING
+    next_action: StrictStr | MISSING | None = MISSING
     transcript_refs: list[TranscriptRef] | MISSING = MISSING
     """
     Cross-host transcript path references (audit-trail P-002). Append-only; dedupe by source+session_id. Path is absolute; sha256/byte_size/turn_count/first/last timestamps are host-pushed metadata. Framework never reads transcript content.

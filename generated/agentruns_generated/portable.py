@@ -39,11 +39,11 @@ class ToolInvocation(BaseModel):
     """
     Tool name as recorded by the harness (e.g. Bash, Read, run_command). Adapters should preserve original names.
     """
-    args: dict[str, JsonValue] | StrictStr | list[JsonValue] | None | MISSING = MISSING
+    args: dict[str, JsonValue] | StrictStr | list[JsonValue] | MISSING | None = MISSING
     """
     Tool arguments. Object for structured tools, string for raw command-style tools.
     """
-    result: StrictStr | dict[str, JsonValue] | None | MISSING = MISSING
+    result: StrictStr | dict[str, JsonValue] | MISSING | None = MISSING
     """
     Tool output, if captured. Truncate long outputs to ~2KB.
     """
@@ -61,8 +61,8 @@ class ConversationTool(BaseModel):
     ordinal: Annotated[StrictInt, Field(ge=0)]
     round: Annotated[StrictInt, Field(ge=1)]
     name: StrictStr
-    args: dict[str, JsonValue] | StrictStr | list[JsonValue] | None | MISSING = MISSING
-    result: StrictStr | dict[str, JsonValue] | None | MISSING = MISSING
+    args: dict[str, JsonValue] | StrictStr | list[JsonValue] | MISSING | None = MISSING
+    result: StrictStr | dict[str, JsonValue] | MISSING | None = MISSING
 
 
 ConversationEvent = TypeAliasType(
@@ -96,9 +96,7 @@ class StoppedConversation(BaseModel):
 
 Conversation = TypeAliasType(
     "Conversation",
-    Annotated[
-        CompletedConversation | StoppedConversation, Field(discriminator="status")
-    ],
+    Annotated[CompletedConversation | StoppedConversation, Field(discriminator="status")],
 )
 
 
@@ -138,11 +136,11 @@ class PortableRunRecord(BaseModel):
     """
     Ordered list of tool calls during the run.
     """
-    total_tokens: StrictInt | None | MISSING = MISSING
+    total_tokens: StrictInt | MISSING | None = MISSING
     """
     From the harness's task completion event, or derived from the persisted transcript by record-runs (usage summed across unique message ids, including cache creation/read tokens — a different accounting than the completion event). Canonical timing lives in the sibling timing.json, whose `source` field records which origin produced it. May be null if neither source is available.
     """
-    duration_ms: StrictInt | None | MISSING = MISSING
+    duration_ms: StrictInt | MISSING | None = MISSING
     """
     From the harness's task completion event, or derived from the persisted transcript by record-runs (wall clock between the first and last transcript timestamps). Canonical timing lives in the sibling timing.json. May be null if neither source is available.
     """
