@@ -14,7 +14,7 @@ from pathlib import Path
 
 from codegen._json import Json, JsonObject, dump_json, load_json
 from codegen.diagnostics import CodegenError, Diagnostic, DiagnosticSink
-from codegen.driver import ModelSource, generate_models, sha256_of
+from codegen.driver import ModelSource, generate_models, render_runtime_module, sha256_of
 from codegen.manifest import SchemaEntry, read_manifest
 from codegen.normalize import normalize
 from codegen.structure import is_json_structure, translate
@@ -75,6 +75,7 @@ def render(schemas_dir: Path, *, strict: bool = False) -> Rendered:
         _render_entry(schemas_dir, entry, rendered, strict=strict)
     rendered.files[f"{PACKAGE}/__init__.py"] = _package_init(entries)
     rendered.files[f"{PACKAGE}/py.typed"] = ""
+    rendered.files[f"{PACKAGE}/_json.py"] = render_runtime_module()
     return rendered
 
 

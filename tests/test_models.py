@@ -124,6 +124,14 @@ def test_integers_reject_strings_booleans_and_fractions(value: object) -> None:
     assert errors(PortableRunRecord, data)
 
 
+def test_an_integral_float_is_an_integer_as_in_json_schema() -> None:
+    data = fixture("portable")
+    data["total_tokens"] = 5120.0
+    record = PortableRunRecord.model_validate_json(json.dumps(data))
+    assert record.total_tokens == 5120
+    assert isinstance(record.total_tokens, int)
+
+
 def test_required_fields_are_required() -> None:
     data = fixture("portable")
     del data["skill_path"]
@@ -159,7 +167,42 @@ def test_cortex_schema_version_is_the_constant_one() -> None:
 def test_cortex_rejects_a_naive_datetime() -> None:
     data = fixture("cortex")
     data["started_at"] = "2026-09-01T08:00:00"
-    assert errors(CortexRunJournal, data) == [("started_at", "timezone_aware")]
+    assert errors(CortexRunJournal, data) == [("started_at", "rfc3339_datetime")]
+
+
+@pytest.mark.parametrize(
+    "value",
+    [1767225600, "2026-01-01 00:00:00Z", "2026-01-01", "2026-01-01T00:00Z", "yesterday"],
+)
+def test_cortex_datetimes_must_be_rfc3339_strings(value: object) -> None:
+    data = fixture("cortex")
+    data["started_at"] = value
+    assert errors(CortexRunJournal, data) == [("started_at", "rfc3339_datetime")]
+
+
+@pytest.mark.parametrize("value", ["2026-01-01t00:00:00z", "2026-01-01T00:00:00.123456789-05:30"])
+def test_cortex_accepts_every_rfc3339_spelling(value: str) -> None:
+    data = fixture("cortex")
+    data["started_at"] = value
+    assert errors(CortexRunJournal, data) == []
+
+
+def test_a_datetime_object_is_accepted_when_constructing_in_python() -> None:
+    journal = CortexRunJournal.model_validate_json(json.dumps(fixture("cortex")))
+    moved = journal.model_copy(update={"started_at": journal.finished_at})
+    assert CortexRunJournal.model_validate(moved.model_dump()) == moved
+
+
+def test_cortex_schema_version_rejects_true_although_python_says_true_equals_1() -> None:
+    data = fixture("cortex")
+    data["schema_version"] = True
+    assert errors(CortexRunJournal, data) == [("schema_version", "json_boolean")]
+
+
+def test_cortex_schema_version_accepts_1_0_as_json_schema_does() -> None:
+    data = fixture("cortex")
+    data["schema_version"] = 1.0
+    assert errors(CortexRunJournal, data) == []
 
 
 def test_cortex_rejects_an_unknown_status() -> None:

@@ -10,15 +10,15 @@ from typing import Annotated, Literal
 
 from pydantic import (
     MISSING,
-    AwareDatetime,
     BaseModel,
     ConfigDict,
     Field,
     JsonValue,
     StrictFloat,
-    StrictInt,
     StrictStr,
 )
+
+from agentruns_generated._json import JsonDateTime, JsonInt
 
 
 class Step(BaseModel):
@@ -28,7 +28,7 @@ class Step(BaseModel):
     __annotations__ = {
         "__pydantic_extra__": dict[str, JsonValue],
     }
-    index: Annotated[StrictInt, Field(examples=[1], ge=-2147483648, le=2147483647)]
+    index: Annotated[JsonInt, Field(examples=[1], ge=-2147483648, le=2147483647)]
     type: Annotated[
         Literal["thought", "tool_call", "tool_result", "message", "handoff", "decision"],
         Field(examples=["tool_call"]),
@@ -36,9 +36,9 @@ class Step(BaseModel):
     name: Annotated[StrictStr | MISSING, Field(examples=["search_knowledge_base"])] = MISSING
     input: dict[str, JsonValue] | MISSING = MISSING
     output: dict[str, JsonValue] | MISSING = MISSING
-    started_at: AwareDatetime | MISSING = MISSING
+    started_at: JsonDateTime | MISSING = MISSING
     duration_ms: Annotated[
-        StrictInt | MISSING, Field(examples=[412], ge=-2147483648, le=2147483647)
+        JsonInt | MISSING, Field(examples=[412], ge=-2147483648, le=2147483647)
     ] = MISSING
 
 
@@ -72,13 +72,13 @@ class Metrics(BaseModel):
         "__pydantic_extra__": dict[str, JsonValue],
     }
     input_tokens: Annotated[
-        StrictInt | MISSING, Field(examples=[1820], ge=-2147483648, le=2147483647)
+        JsonInt | MISSING, Field(examples=[1820], ge=-2147483648, le=2147483647)
     ] = MISSING
     output_tokens: Annotated[
-        StrictInt | MISSING, Field(examples=[612], ge=-2147483648, le=2147483647)
+        JsonInt | MISSING, Field(examples=[612], ge=-2147483648, le=2147483647)
     ] = MISSING
     tool_call_count: Annotated[
-        StrictInt | MISSING, Field(examples=[3], ge=-2147483648, le=2147483647)
+        JsonInt | MISSING, Field(examples=[3], ge=-2147483648, le=2147483647)
     ] = MISSING
     cost_usd: Annotated[StrictFloat | MISSING, Field(examples=[0.0184])] = MISSING
 
@@ -120,13 +120,13 @@ class AgentRun(BaseModel):
     """
     Current status of the run.
     """
-    started_at: Annotated[AwareDatetime | MISSING, Field(examples=["2026-05-19T14:22:01Z"])] = (
+    started_at: Annotated[JsonDateTime | MISSING, Field(examples=["2026-05-19T14:22:01Z"])] = (
         MISSING
     )
     """
     Timestamp when the run started.
     """
-    ended_at: Annotated[AwareDatetime | MISSING, Field(examples=["2026-05-19T14:22:38Z"])] = MISSING
+    ended_at: Annotated[JsonDateTime | MISSING, Field(examples=["2026-05-19T14:22:38Z"])] = MISSING
     """
     Timestamp when the run finished.
     """

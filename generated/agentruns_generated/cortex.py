@@ -9,14 +9,14 @@ from typing import Annotated, Literal
 
 from pydantic import (
     MISSING,
-    AwareDatetime,
     BaseModel,
     ConfigDict,
     Field,
     JsonValue,
-    StrictInt,
     StrictStr,
 )
+
+from agentruns_generated._json import JsonDateTime, JsonInt, NotBoolean
 
 
 class TranscriptRef(BaseModel):
@@ -27,8 +27,8 @@ class TranscriptRef(BaseModel):
     session_id: StrictStr
     path: StrictStr
     sha256: Annotated[StrictStr, Field(pattern="^[a-f0-9]{64}$")]
-    byte_size: Annotated[StrictInt, Field(ge=0)]
-    turn_count: Annotated[StrictInt, Field(ge=0)]
+    byte_size: Annotated[JsonInt, Field(ge=0)]
+    turn_count: Annotated[JsonInt, Field(ge=0)]
     first_turn_at: StrictStr | MISSING | None = MISSING
     last_turn_at: StrictStr | MISSING | None = MISSING
     linked_at: StrictStr
@@ -46,7 +46,7 @@ class Event(BaseModel):
     status: StrictStr | MISSING | None = MISSING
     activity: StrictStr | MISSING | None = MISSING
     message: StrictStr | MISSING | None = MISSING
-    at: AwareDatetime
+    at: JsonDateTime
 
 
 class CortexRunJournal(BaseModel):
@@ -57,7 +57,7 @@ class CortexRunJournal(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    schema_version: Literal[1]
+    schema_version: Annotated[Literal[1], NotBoolean]
     run_id: Annotated[StrictStr, Field(min_length=1)]
     """
     Stable run id. Convention: R-{task_or_mission_slug}, e.g. R-M-001-MS-001, R-T-FAE-001.
@@ -90,9 +90,9 @@ class CortexRunJournal(BaseModel):
     branch: StrictStr | MISSING | None = MISSING
     base_commit: StrictStr | MISSING | None = MISSING
     head_commit: StrictStr | MISSING | None = MISSING
-    started_at: AwareDatetime
-    finished_at: AwareDatetime | MISSING | None = MISSING
-    updated_at: AwareDatetime | MISSING | None = MISSING
+    started_at: JsonDateTime
+    finished_at: JsonDateTime | MISSING | None = MISSING
+    updated_at: JsonDateTime | MISSING | None = MISSING
     events: list[Event] | MISSING = MISSING
     next_action: StrictStr | MISSING | None = MISSING
     transcript_refs: list[TranscriptRef] | MISSING = MISSING

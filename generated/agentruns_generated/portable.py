@@ -7,8 +7,10 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import MISSING, BaseModel, ConfigDict, Field, JsonValue, StrictInt, StrictStr
+from pydantic import MISSING, BaseModel, ConfigDict, Field, JsonValue, StrictStr
 from typing_extensions import TypeAliasType
+
+from agentruns_generated._json import JsonInt
 
 
 class UserMessage(BaseModel):
@@ -16,8 +18,8 @@ class UserMessage(BaseModel):
         extra="forbid",
     )
     type: Literal["user_message"]
-    ordinal: Annotated[StrictInt, Field(ge=0)]
-    round: Annotated[StrictInt, Field(ge=1)]
+    ordinal: Annotated[JsonInt, Field(ge=0)]
+    round: Annotated[JsonInt, Field(ge=1)]
     text: StrictStr
 
 
@@ -26,8 +28,8 @@ class AssistantMessage(BaseModel):
         extra="forbid",
     )
     type: Literal["assistant_message"]
-    ordinal: Annotated[StrictInt, Field(ge=0)]
-    round: Annotated[StrictInt, Field(ge=1)]
+    ordinal: Annotated[JsonInt, Field(ge=0)]
+    round: Annotated[JsonInt, Field(ge=1)]
     text: StrictStr
 
 
@@ -47,7 +49,7 @@ class ToolInvocation(BaseModel):
     """
     Tool output, if captured. Truncate long outputs to ~2KB.
     """
-    ordinal: Annotated[StrictInt, Field(ge=0)]
+    ordinal: Annotated[JsonInt, Field(ge=0)]
     """
     0-indexed position in the run. Used by must_precede checks.
     """
@@ -58,8 +60,8 @@ class ConversationTool(BaseModel):
         extra="forbid",
     )
     type: Literal["tool_invocation"]
-    ordinal: Annotated[StrictInt, Field(ge=0)]
-    round: Annotated[StrictInt, Field(ge=1)]
+    ordinal: Annotated[JsonInt, Field(ge=0)]
+    round: Annotated[JsonInt, Field(ge=1)]
     name: StrictStr
     args: dict[str, JsonValue] | StrictStr | list[JsonValue] | MISSING | None = MISSING
     result: StrictStr | dict[str, JsonValue] | MISSING | None = MISSING
@@ -79,7 +81,7 @@ class CompletedConversation(BaseModel):
         extra="forbid",
     )
     status: Literal["completed"]
-    delivered_followups: Annotated[StrictInt, Field(ge=0)]
+    delivered_followups: Annotated[JsonInt, Field(ge=0)]
     events: Annotated[list[ConversationEvent], Field(min_length=2)]
 
 
@@ -88,9 +90,9 @@ class StoppedConversation(BaseModel):
         extra="forbid",
     )
     status: Literal["stopped"]
-    delivered_followups: Annotated[StrictInt, Field(ge=0)]
+    delivered_followups: Annotated[JsonInt, Field(ge=0)]
     stop_reason: Literal["agent_did_not_ask", "agent_response_mismatch"]
-    stopped_before_followup: Annotated[StrictInt, Field(ge=1)]
+    stopped_before_followup: Annotated[JsonInt, Field(ge=1)]
     events: Annotated[list[ConversationEvent], Field(min_length=2)]
 
 
@@ -136,15 +138,15 @@ class PortableRunRecord(BaseModel):
     """
     Ordered list of tool calls during the run.
     """
-    total_tokens: StrictInt | MISSING | None = MISSING
+    total_tokens: JsonInt | MISSING | None = MISSING
     """
     From the harness's task completion event, or derived from the persisted transcript by record-runs (usage summed across unique message ids, including cache creation/read tokens — a different accounting than the completion event). Canonical timing lives in the sibling timing.json, whose `source` field records which origin produced it. May be null if neither source is available.
     """
-    duration_ms: StrictInt | MISSING | None = MISSING
+    duration_ms: JsonInt | MISSING | None = MISSING
     """
     From the harness's task completion event, or derived from the persisted transcript by record-runs (wall clock between the first and last transcript timestamps). Canonical timing lives in the sibling timing.json. May be null if neither source is available.
     """
-    run_index: Annotated[StrictInt | MISSING, Field(ge=1)] = MISSING
+    run_index: Annotated[JsonInt | MISSING, Field(ge=1)] = MISSING
     """
     1-based run index within a multi-run (eval, condition) cell; absent for single-run cells.
     """
