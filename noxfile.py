@@ -47,3 +47,10 @@ def typecheck(session: nox.Session) -> None:
 def tests(session: nox.Session) -> None:
     _install(session, "dev")
     session.run("pytest", *session.posargs)
+
+
+@nox.session(python=PYTHON)
+def fidelity(session: nox.Session) -> None:
+    """Print the differential fidelity report (`-- --profile long` for the long run)."""
+    _install(session, "dev")
+    session.run("python", "-m", "tests.fidelity", *session.posargs)

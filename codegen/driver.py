@@ -7,6 +7,7 @@ exactly in pyproject.toml; its version is written into every file header.
 
 from __future__ import annotations
 
+import ast
 import hashlib
 import re
 import subprocess
@@ -29,7 +30,7 @@ from datamodel_code_generator.enums import DataModelType, StrictTypes
 from datamodel_code_generator.format import Formatter
 
 from codegen._json import JsonObject, dump_json
-from codegen.normalize import JSON_VALUE
+from codegen.normalize import FORMAT_TYPES, JSON_VALUE
 
 GENERATOR_VERSION = _version("datamodel-code-generator")
 TEMPLATES = Path(__file__).parent / "templates"
@@ -89,12 +90,114 @@ def generate_models(schema: JsonObject, *, class_name: str, source: ModelSource)
             use_type_alias=True,
             strict_types=[StrictTypes.str, StrictTypes.int, StrictTypes.float, StrictTypes.bool],
             output_datetime_class=DatetimeClassType.Awaredatetime,
-            type_overrides={JSON_VALUE: "pydantic.JsonValue"},
+            type_overrides={
+                JSON_VALUE: "pydantic.JsonValue",
+                **{name: f"{RUNTIME_MODULE}.{name}" for name in FORMAT_TYPES.values()},
+            },
             allow_remote_refs=False,
         )
     if not isinstance(output, str):
         raise TypeError("datamodel-code-generator returned several modules for one schema")
-    return tidy(json_semantics(output))
+    return tidy(constrained_json_ints(constraints_inside_optional(json_semantics(output))))
+
+
+# -- constraints on optional fields ---------------------------------------------------------
+
+# Field() keywords that describe the value itself, so they belong to the value's type.
+_VALUE_KEYWORDS = frozenset(
+    {"ge", "gt", "le", "lt", "multiple_of", "min_length", "max_length", "pattern", "examples"}
+)
+_ABSENT = frozenset({"MISSING", "None"})
+
+
+def constraints_inside_optional(code: str) -> str:
+    """``Annotated[T | MISSING, Field(ge=1)]`` -> ``Annotated[T, Field(ge=1)] | MISSING``.
+
+    The generator attaches constraints to the whole union. pydantic validates that correctly
+    but publishes the constraint under its Python name (``"ge": 1``) instead of ``minimum``
+    in ``model_json_schema()``; on the value's own type it publishes ``minimum``. Only the
+    annotation's source span is rewritten, so docstrings and layout are untouched.
+    """
+    annotations = [n.annotation for n in ast.walk(ast.parse(code)) if isinstance(n, ast.AnnAssign)]
+    return _rewrite_spans(code, [(a, _moved_constraints(a)) for a in annotations])
+
+
+def constrained_json_ints(code: str) -> str:
+    """``Annotated[JsonInt, Field(ge=0)]`` -> ``Annotated[StrictInt, Field(ge=0), IntegralFloat]``.
+
+    Constraints applied after ``JsonInt``'s validator land on a function schema, which pydantic
+    publishes as ``"ge": 0``; applied to the int first, they publish as ``"minimum": 0``.
+    """
+    rewrites: list[tuple[ast.expr, str | None]] = []
+    for node in ast.walk(ast.parse(code)):
+        if (
+            isinstance(node, ast.Subscript)
+            and isinstance(node.value, ast.Name)
+            and node.value.id == "Annotated"
+            and isinstance(node.slice, ast.Tuple)
+            and isinstance(node.slice.elts[0], ast.Name)
+            and node.slice.elts[0].id == "JsonInt"
+        ):
+            metadata = ", ".join(ast.unparse(m) for m in node.slice.elts[1:])
+            rewrites.append((node, f"Annotated[StrictInt, {metadata}, IntegralFloat]"))
+    if not rewrites:
+        return code
+    code = _rewrite_spans(code, rewrites)
+    marker = f"from {RUNTIME_MODULE} import "
+    return code.replace(marker, f"from pydantic import StrictInt\n{marker}IntegralFloat, ", 1)
+
+
+def _rewrite_spans(code: str, rewrites: list[tuple[ast.expr, str | None]]) -> str:
+    """Replace the source span of each node by its new text (None: leave it)."""
+    offsets = [0]
+    for line in code.splitlines(keepends=True):
+        offsets.append(offsets[-1] + len(line))
+    edits: list[tuple[int, int, str]] = []
+    for node, text in rewrites:
+        if text is None:
+            continue
+        assert node.end_lineno is not None
+        assert node.end_col_offset is not None
+        start = offsets[node.lineno - 1] + node.col_offset
+        end = offsets[node.end_lineno - 1] + node.end_col_offset
+        edits.append((start, end, text))
+    for start, end, text in sorted(edits, reverse=True):
+        code = code[:start] + text + code[end:]
+    return code
+
+
+def _moved_constraints(annotation: ast.expr) -> str | None:
+    if not (
+        isinstance(annotation, ast.Subscript)
+        and isinstance(annotation.value, ast.Name)
+        and annotation.value.id == "Annotated"
+        and isinstance(annotation.slice, ast.Tuple)
+        and len(annotation.slice.elts) == 2
+    ):
+        return None
+    inner, metadata = annotation.slice.elts
+    if not (
+        isinstance(metadata, ast.Call)
+        and isinstance(metadata.func, ast.Name)
+        and metadata.func.id == "Field"
+        and not metadata.args
+        and all(k.arg in _VALUE_KEYWORDS for k in metadata.keywords)
+    ):
+        return None
+    members = _union_members(inner)
+    absent = [m for m in members if ast.unparse(m) in _ABSENT]
+    present = [m for m in members if ast.unparse(m) not in _ABSENT]
+    if not absent or not present:
+        return None
+    value = " | ".join(ast.unparse(m) for m in present)
+    tail = " | ".join(ast.unparse(m) for m in absent)
+    return f"Annotated[{value}, {ast.unparse(metadata)}] | {tail}"
+
+
+def _union_members(node: ast.expr) -> list[ast.expr]:
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
+        return [*_union_members(node.left), *_union_members(node.right)]
+    return [node]
 
 
 # -- JSON semantics ---------------------------------------------------------------------

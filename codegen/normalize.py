@@ -26,6 +26,9 @@ from codegen._json import Json, JsonObject, pointer
 from codegen.diagnostics import Diagnostic, DiagnosticSink
 
 JSON_VALUE = "JsonValue"
+# String formats pydantic has no faithful type for: each becomes a reference to a named
+# definition, which the driver maps to the type of that name in agentruns_generated._json.
+FORMAT_TYPES = {"uri": "Uri", "uri-reference": "UriReference"}
 
 _SCHEMA_MAPS = ("properties", "patternProperties", "definitions", "$defs", "dependentSchemas")
 _SCHEMA_LISTS = ("allOf", "anyOf", "oneOf", "prefixItems")
@@ -75,12 +78,18 @@ class _Normalizer:
             "$defs" if "$defs" in schema or "definitions" not in schema else "definitions"
         )
         self._uses_json_value = False
+        self._format_types: set[str] = set()
 
     def run(self) -> JsonObject:
         self._name_item_unions()
         self._split_conditionals()
         self._walk(self._root, "", value_position=False)
         self._add_discriminators(self._root)
+        for format_name, type_name in FORMAT_TYPES.items():
+            if type_name in self._format_types:
+                defs = self._root.setdefault(self._defs_key, {})
+                assert isinstance(defs, dict)
+                defs[type_name] = {"title": type_name, "type": "string", "format": format_name}
         if self._uses_json_value:
             defs = self._root.setdefault(self._defs_key, {})
             assert isinstance(defs, dict)
@@ -143,6 +152,8 @@ class _Normalizer:
                     sub_at = at + pointer(key, name)
                     if key in ("properties", "patternProperties") and self._is_free_form(sub):
                         members[name] = self._free(sub)
+                    elif key in ("properties", "patternProperties") and self._format_ref(sub):
+                        members[name] = self._format_ref(sub) or {}
                     else:
                         self._walk(
                             sub, sub_at, value_position=key != "definitions" and key != "$defs"
@@ -161,6 +172,18 @@ class _Normalizer:
             else:
                 self._walk(sub, at + pointer(key), value_position=True)
         self._free_form_types(node, at)
+
+    def _format_ref(self, node: Json) -> JsonObject | None:
+        """A reference to the named format type for ``{type: string, format: F}``, if any."""
+        if not isinstance(node, dict) or node.get("type") != "string":
+            return None
+        type_name = FORMAT_TYPES.get(str(node.get("format")))
+        if type_name is None or set(node) - _ANNOTATION_ONLY - {"type", "format"}:
+            return None
+        self._format_types.add(type_name)
+        ref: JsonObject = {"$ref": f"#/{self._defs_key}/{type_name}"}
+        ref.update({k: v for k, v in node.items() if k in ("description", "examples")})
+        return ref
 
     def _free(self, node: Json) -> JsonObject:
         ref = self._json_value_ref()

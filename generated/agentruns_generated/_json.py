@@ -16,7 +16,14 @@ import re
 from datetime import datetime
 from typing import Annotated, TypeAlias
 
-from pydantic import AwareDatetime, BeforeValidator, StrictInt
+from pydantic import (
+    AfterValidator,
+    AwareDatetime,
+    BeforeValidator,
+    StrictInt,
+    StrictStr,
+    WithJsonSchema,
+)
 from pydantic_core import PydanticCustomError
 
 # RFC 3339 section 5.6 date-time: a "T" (or "t") between date and time, seconds required,
@@ -51,7 +58,10 @@ def _rfc3339_datetime(value: object) -> object:
     return value
 
 
-JsonInt: TypeAlias = Annotated[StrictInt, BeforeValidator(_integral)]
+IntegralFloat = BeforeValidator(_integral)
+"""Placed after an integer's constraints, so they are published as ``minimum``/``maximum``."""
+
+JsonInt: TypeAlias = Annotated[StrictInt, IntegralFloat]
 """An integer as JSON Schema means it: 5 and 5.0, never "5" or true."""
 
 JsonDateTime: TypeAlias = Annotated[AwareDatetime, BeforeValidator(_rfc3339_datetime)]
@@ -59,3 +69,53 @@ JsonDateTime: TypeAlias = Annotated[AwareDatetime, BeforeValidator(_rfc3339_date
 
 NotBoolean = BeforeValidator(_not_boolean)
 """Marks a numeric ``Literal`` so that ``true`` does not pass as ``1``."""
+
+
+# RFC 3986 (appendix A) URI and URI-reference, ASCII only as the RFC defines them.
+_UNRESERVED = r"A-Za-z0-9\-._~"
+_SUB_DELIMS = r"!$&'()*+,;="
+_PCT = r"%[0-9A-Fa-f]{2}"
+_PCHAR = rf"(?:[{_UNRESERVED}{_SUB_DELIMS}:@]|{_PCT})"
+_SEGMENT_NZ_NC = rf"(?:[{_UNRESERVED}{_SUB_DELIMS}@]|{_PCT})+"
+_USERINFO = rf"(?:[{_UNRESERVED}{_SUB_DELIMS}:]|{_PCT})*"
+_IP_LITERAL = rf"\[(?:[0-9A-Fa-f:.]+|v[0-9A-Fa-f]+\.[{_UNRESERVED}{_SUB_DELIMS}:]+)\]"
+_REG_NAME = rf"(?:[{_UNRESERVED}{_SUB_DELIMS}]|{_PCT})*"
+_AUTHORITY = rf"(?:{_USERINFO}@)?(?:{_IP_LITERAL}|{_REG_NAME})(?::[0-9]*)?"
+_PATH_ABEMPTY = rf"(?:/{_PCHAR}*)*"
+_PATH_ABSOLUTE = rf"/(?:{_PCHAR}+(?:/{_PCHAR}*)*)?"
+_PATH_ROOTLESS = rf"{_PCHAR}+(?:/{_PCHAR}*)*"
+_PATH_NOSCHEME = rf"{_SEGMENT_NZ_NC}(?:/{_PCHAR}*)*"
+_TAIL = rf"(?:\?(?:{_PCHAR}|[/?])*)?(?:#(?:{_PCHAR}|[/?])*)?"
+_URI = re.compile(
+    rf"\A[A-Za-z][A-Za-z0-9+\-.]*:"
+    rf"(?://{_AUTHORITY}{_PATH_ABEMPTY}|{_PATH_ABSOLUTE}|{_PATH_ROOTLESS}|)"
+    rf"{_TAIL}\Z"
+)
+_RELATIVE_REF = re.compile(
+    rf"\A(?://{_AUTHORITY}{_PATH_ABEMPTY}|{_PATH_ABSOLUTE}|{_PATH_NOSCHEME}|){_TAIL}\Z"
+)
+
+
+def _uri(value: str) -> str:
+    if _URI.match(value) is None:
+        raise PydanticCustomError("uri", "Input should be an absolute URI (RFC 3986)")
+    return value
+
+
+def _uri_reference(value: str) -> str:
+    if _URI.match(value) is None and _RELATIVE_REF.match(value) is None:
+        raise PydanticCustomError("uri_reference", "Input should be a URI reference (RFC 3986)")
+    return value
+
+
+Uri: TypeAlias = Annotated[
+    StrictStr, AfterValidator(_uri), WithJsonSchema({"type": "string", "format": "uri"})
+]
+"""An absolute URI (``format: uri``)."""
+
+UriReference: TypeAlias = Annotated[
+    StrictStr,
+    AfterValidator(_uri_reference),
+    WithJsonSchema({"type": "string", "format": "uri-reference"}),
+]
+"""A URI or a relative reference (``format: uri-reference``; JSON Structure ``uri``)."""

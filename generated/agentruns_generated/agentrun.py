@@ -15,10 +15,11 @@ from pydantic import (
     Field,
     JsonValue,
     StrictFloat,
+    StrictInt,
     StrictStr,
 )
 
-from agentruns_generated._json import JsonDateTime, JsonInt
+from agentruns_generated._json import IntegralFloat, JsonDateTime, UriReference
 
 
 class Step(BaseModel):
@@ -28,18 +29,19 @@ class Step(BaseModel):
     __annotations__ = {
         "__pydantic_extra__": dict[str, JsonValue],
     }
-    index: Annotated[JsonInt, Field(examples=[1], ge=-2147483648, le=2147483647)]
+    index: Annotated[StrictInt, Field(examples=[1], ge=-2147483648, le=2147483647), IntegralFloat]
     type: Annotated[
         Literal["thought", "tool_call", "tool_result", "message", "handoff", "decision"],
         Field(examples=["tool_call"]),
     ]
-    name: Annotated[StrictStr | MISSING, Field(examples=["search_knowledge_base"])] = MISSING
+    name: Annotated[StrictStr, Field(examples=["search_knowledge_base"])] | MISSING = MISSING
     input: dict[str, JsonValue] | MISSING = MISSING
     output: dict[str, JsonValue] | MISSING = MISSING
     started_at: JsonDateTime | MISSING = MISSING
-    duration_ms: Annotated[
-        JsonInt | MISSING, Field(examples=[412], ge=-2147483648, le=2147483647)
-    ] = MISSING
+    duration_ms: (
+        Annotated[StrictInt, Field(examples=[412], ge=-2147483648, le=2147483647), IntegralFloat]
+        | MISSING
+    ) = MISSING
 
 
 class Result(BaseModel):
@@ -53,10 +55,12 @@ class Result(BaseModel):
     __annotations__ = {
         "__pydantic_extra__": dict[str, JsonValue],
     }
-    summary: Annotated[
-        StrictStr | MISSING,
-        Field(examples=["Classified as billing; resolved with KB article BL-302."]),
-    ] = MISSING
+    summary: (
+        Annotated[
+            StrictStr, Field(examples=["Classified as billing; resolved with KB article BL-302."])
+        ]
+        | MISSING
+    ) = MISSING
     output: dict[str, JsonValue] | MISSING = MISSING
 
 
@@ -71,16 +75,19 @@ class Metrics(BaseModel):
     __annotations__ = {
         "__pydantic_extra__": dict[str, JsonValue],
     }
-    input_tokens: Annotated[
-        JsonInt | MISSING, Field(examples=[1820], ge=-2147483648, le=2147483647)
-    ] = MISSING
-    output_tokens: Annotated[
-        JsonInt | MISSING, Field(examples=[612], ge=-2147483648, le=2147483647)
-    ] = MISSING
-    tool_call_count: Annotated[
-        JsonInt | MISSING, Field(examples=[3], ge=-2147483648, le=2147483647)
-    ] = MISSING
-    cost_usd: Annotated[StrictFloat | MISSING, Field(examples=[0.0184])] = MISSING
+    input_tokens: (
+        Annotated[StrictInt, Field(examples=[1820], ge=-2147483648, le=2147483647), IntegralFloat]
+        | MISSING
+    ) = MISSING
+    output_tokens: (
+        Annotated[StrictInt, Field(examples=[612], ge=-2147483648, le=2147483647), IntegralFloat]
+        | MISSING
+    ) = MISSING
+    tool_call_count: (
+        Annotated[StrictInt, Field(examples=[3], ge=-2147483648, le=2147483647), IntegralFloat]
+        | MISSING
+    ) = MISSING
+    cost_usd: Annotated[StrictFloat, Field(examples=[0.0184])] | MISSING = MISSING
 
 
 class AgentRun(BaseModel):
@@ -102,7 +109,7 @@ class AgentRun(BaseModel):
     """
     Identifier of the agent being executed.
     """
-    framework: Annotated[StrictStr | MISSING, Field(examples=["langgraph"])] = MISSING
+    framework: Annotated[StrictStr, Field(examples=["langgraph"])] | MISSING = MISSING
     """
     Framework or runtime that executed the run.
     """
@@ -120,13 +127,13 @@ class AgentRun(BaseModel):
     """
     Current status of the run.
     """
-    started_at: Annotated[JsonDateTime | MISSING, Field(examples=["2026-05-19T14:22:01Z"])] = (
+    started_at: Annotated[JsonDateTime, Field(examples=["2026-05-19T14:22:01Z"])] | MISSING = (
         MISSING
     )
     """
     Timestamp when the run started.
     """
-    ended_at: Annotated[JsonDateTime | MISSING, Field(examples=["2026-05-19T14:22:38Z"])] = MISSING
+    ended_at: Annotated[JsonDateTime, Field(examples=["2026-05-19T14:22:38Z"])] | MISSING = MISSING
     """
     Timestamp when the run finished.
     """
@@ -142,9 +149,12 @@ class AgentRun(BaseModel):
     """
     Run-level metrics.
     """
-    trace_url: Annotated[
-        StrictStr | MISSING, Field(examples=["https://app.portkey.ai/traces/run_01HXY8N3JV3QABC"])
-    ] = MISSING
+    trace_url: (
+        Annotated[
+            UriReference, Field(examples=["https://app.portkey.ai/traces/run_01HXY8N3JV3QABC"])
+        ]
+        | MISSING
+    ) = MISSING
     """
     Link to a detailed trace of this run in an observability platform.
     """

@@ -13,10 +13,11 @@ from pydantic import (
     ConfigDict,
     Field,
     JsonValue,
+    StrictInt,
     StrictStr,
 )
 
-from agentruns_generated._json import JsonDateTime, JsonInt, NotBoolean
+from agentruns_generated._json import IntegralFloat, JsonDateTime, NotBoolean
 
 
 class TranscriptRef(BaseModel):
@@ -27,8 +28,8 @@ class TranscriptRef(BaseModel):
     session_id: StrictStr
     path: StrictStr
     sha256: Annotated[StrictStr, Field(pattern="^[a-f0-9]{64}$")]
-    byte_size: Annotated[JsonInt, Field(ge=0)]
-    turn_count: Annotated[JsonInt, Field(ge=0)]
+    byte_size: Annotated[StrictInt, Field(ge=0), IntegralFloat]
+    turn_count: Annotated[StrictInt, Field(ge=0), IntegralFloat]
     first_turn_at: StrictStr | MISSING | None = MISSING
     last_turn_at: StrictStr | MISSING | None = MISSING
     linked_at: StrictStr

@@ -7,10 +7,10 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import MISSING, BaseModel, ConfigDict, Field, JsonValue, StrictStr
+from pydantic import MISSING, BaseModel, ConfigDict, Field, JsonValue, StrictInt, StrictStr
 from typing_extensions import TypeAliasType
 
-from agentruns_generated._json import JsonInt
+from agentruns_generated._json import IntegralFloat, JsonInt
 
 
 class UserMessage(BaseModel):
@@ -18,8 +18,8 @@ class UserMessage(BaseModel):
         extra="forbid",
     )
     type: Literal["user_message"]
-    ordinal: Annotated[JsonInt, Field(ge=0)]
-    round: Annotated[JsonInt, Field(ge=1)]
+    ordinal: Annotated[StrictInt, Field(ge=0), IntegralFloat]
+    round: Annotated[StrictInt, Field(ge=1), IntegralFloat]
     text: StrictStr
 
 
@@ -28,8 +28,8 @@ class AssistantMessage(BaseModel):
         extra="forbid",
     )
     type: Literal["assistant_message"]
-    ordinal: Annotated[JsonInt, Field(ge=0)]
-    round: Annotated[JsonInt, Field(ge=1)]
+    ordinal: Annotated[StrictInt, Field(ge=0), IntegralFloat]
+    round: Annotated[StrictInt, Field(ge=1), IntegralFloat]
     text: StrictStr
 
 
@@ -49,7 +49,7 @@ class ToolInvocation(BaseModel):
     """
     Tool output, if captured. Truncate long outputs to ~2KB.
     """
-    ordinal: Annotated[JsonInt, Field(ge=0)]
+    ordinal: Annotated[StrictInt, Field(ge=0), IntegralFloat]
     """
     0-indexed position in the run. Used by must_precede checks.
     """
@@ -60,8 +60,8 @@ class ConversationTool(BaseModel):
         extra="forbid",
     )
     type: Literal["tool_invocation"]
-    ordinal: Annotated[JsonInt, Field(ge=0)]
-    round: Annotated[JsonInt, Field(ge=1)]
+    ordinal: Annotated[StrictInt, Field(ge=0), IntegralFloat]
+    round: Annotated[StrictInt, Field(ge=1), IntegralFloat]
     name: StrictStr
     args: dict[str, JsonValue] | StrictStr | list[JsonValue] | MISSING | None = MISSING
     result: StrictStr | dict[str, JsonValue] | MISSING | None = MISSING
@@ -81,7 +81,7 @@ class CompletedConversation(BaseModel):
         extra="forbid",
     )
     status: Literal["completed"]
-    delivered_followups: Annotated[JsonInt, Field(ge=0)]
+    delivered_followups: Annotated[StrictInt, Field(ge=0), IntegralFloat]
     events: Annotated[list[ConversationEvent], Field(min_length=2)]
 
 
@@ -90,9 +90,9 @@ class StoppedConversation(BaseModel):
         extra="forbid",
     )
     status: Literal["stopped"]
-    delivered_followups: Annotated[JsonInt, Field(ge=0)]
+    delivered_followups: Annotated[StrictInt, Field(ge=0), IntegralFloat]
     stop_reason: Literal["agent_did_not_ask", "agent_response_mismatch"]
-    stopped_before_followup: Annotated[JsonInt, Field(ge=1)]
+    stopped_before_followup: Annotated[StrictInt, Field(ge=1), IntegralFloat]
     events: Annotated[list[ConversationEvent], Field(min_length=2)]
 
 
@@ -146,7 +146,7 @@ class PortableRunRecord(BaseModel):
     """
     From the harness's task completion event, or derived from the persisted transcript by record-runs (wall clock between the first and last transcript timestamps). Canonical timing lives in the sibling timing.json. May be null if neither source is available.
     """
-    run_index: Annotated[JsonInt | MISSING, Field(ge=1)] = MISSING
+    run_index: Annotated[StrictInt, Field(ge=1), IntegralFloat] | MISSING = MISSING
     """
     1-based run index within a multi-run (eval, condition) cell; absent for single-run cells.
     """

@@ -1,0 +1,47 @@
+"""``python -m tests.fidelity [--profile ci|long]``: print the fidelity report per schema."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+
+from tests.fidelity.oracles import format_checking_is_real, subjects
+from tests.fidelity.runner import format_report, run
+
+PROFILES = {
+    # (instances per schema, mutations per instance)
+    "ci": (40, 25),
+    "long": (2000, 12),
+}
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(prog="python -m tests.fidelity")
+    parser.add_argument("--profile", choices=sorted(PROFILES), default="ci")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--only", choices=sorted(subjects()), action="append")
+    args = parser.parse_args()
+    if not format_checking_is_real():
+        print(
+            "format checking is off: install jsonschema[format] (rfc3339-validator)",
+            file=sys.stderr,
+        )
+        return 2
+    instances, per_instance = PROFILES[args.profile]
+    failed = False
+    for name, subject in subjects().items():
+        if args.only and name not in args.only:
+            continue
+        started = time.perf_counter()
+        report = run(
+            subject, instances=instances, mutations_per_instance=per_instance, seed=args.seed
+        )
+        print(format_report(report))
+        print(f"  ({time.perf_counter() - started:.1f} s)")
+        failed = failed or report.total_disagreements > 0
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
