@@ -352,6 +352,7 @@ class _Normalizer:
         return True
 
     def _reject_remaining_conditionals(self, node: Json, at: str) -> None:
+        """Refuse what the generator would drop silently: if/then/else and not."""
         if isinstance(node, list):
             for index, sub in enumerate(node):
                 self._reject_remaining_conditionals(sub, f"{at}/{index}")
@@ -362,11 +363,23 @@ class _Normalizer:
             self._sink.error(
                 at,
                 "if/then/else is not expressible by datamodel-code-generator (it would be dropped "
-                "silently); supported form: if {properties: {P: {const: V}}, required: [P]} then "
-                "{required | not anyOf required} on an object with additionalProperties false",
+                "silently); supported form: in a definition with additionalProperties false, "
+                "if {properties: {P: {const: V}}, required: [P]} then {required | not anyOf "
+                "required}, with P an enum property",
+            )
+        if "not" in node:
+            self._sink.error(
+                at + "/not",
+                "'not' is not expressible by datamodel-code-generator (it would be dropped "
+                "silently); it is supported only inside the if/then form above",
             )
         for key, sub in node.items():
             if key in ("enum", "const", "examples", "default"):
+                continue
+            if key in _SCHEMA_MAPS and isinstance(sub, dict):
+                # keys here are names (a property may be called "not"), values are schemas
+                for name, member in sub.items():
+                    self._reject_remaining_conditionals(member, at + pointer(key, name))
                 continue
             self._reject_remaining_conditionals(sub, at + pointer(key))
 

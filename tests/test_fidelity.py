@@ -6,8 +6,14 @@ the full report.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
+from codegen.diagnostics import CodegenError
+from codegen.driver import ModelSource
+from codegen.pipeline import model_source
+from tests.fidelity.keywords import KEYWORD_SCHEMAS, REFUSED_SCHEMAS, keyword_subject
 from tests.fidelity.mutations import candidates, schema_constants
 from tests.fidelity.oracles import format_checking_is_real, subjects
 from tests.fidelity.runner import format_report, run, same_json
@@ -64,3 +70,20 @@ def test_datetimes_compare_as_instants_when_checking_round_trips() -> None:
     assert same_json({"t": "2026-01-01T00:00:00.1234567Z"}, {"t": "2026-01-01T00:00:00.123456Z"})
     assert not same_json({"t": "2026-01-01T00:00:00Z"}, {"t": "2026-01-01T00:00:01Z"})
     assert not same_json({"n": 1}, {"n": True})
+
+
+@pytest.mark.parametrize("name", sorted(KEYWORD_SCHEMAS))
+def test_models_from_small_schemas_agree_with_jsonschema_per_keyword(
+    name: str, tmp_path: Path
+) -> None:
+    report = run(keyword_subject(name, tmp_path), instances=20, mutations_per_instance=25)
+    assert report.total_disagreements == 0, format_report(report)
+    assert not report.published_disagreements, format_report(report)
+
+
+@pytest.mark.parametrize("name", sorted(REFUSED_SCHEMAS))
+def test_keywords_the_generator_would_drop_are_refused_with_their_pointer(name: str) -> None:
+    schema, where = REFUSED_SCHEMAS[name]
+    with pytest.raises(CodegenError) as caught:
+        model_source(schema, class_name="Root", source=ModelSource("t.json", "-"), strict=False)
+    assert where in {d.pointer for d in caught.value.diagnostics}
