@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import argparse
 import sys
+import tempfile
 import time
+from pathlib import Path
 
+from tests.fidelity.baseline import baseline_subjects
 from tests.fidelity.oracles import format_checking_is_real, subjects
 from tests.fidelity.runner import format_report, run
 
@@ -21,6 +24,11 @@ def main() -> int:
     parser.add_argument("--profile", choices=sorted(PROFILES), default="ci")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--only", choices=sorted(subjects()), action="append")
+    parser.add_argument(
+        "--baseline",
+        action="store_true",
+        help="judge models from plain datamodel-codegen (default options) instead",
+    )
     args = parser.parse_args()
     if not format_checking_is_real():
         print(
@@ -30,7 +38,10 @@ def main() -> int:
         return 2
     instances, per_instance = PROFILES[args.profile]
     failed = False
-    for name, subject in subjects().items():
+    chosen = subjects()
+    if args.baseline:
+        chosen = baseline_subjects(Path(tempfile.mkdtemp(prefix="fidelity-baseline-")))
+    for name, subject in chosen.items():
         if args.only and name not in args.only:
             continue
         started = time.perf_counter()
