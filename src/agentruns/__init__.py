@@ -1,13 +1,52 @@
-"""agentruns: typed models for AI agent run records.
+"""agentruns: typed models and mappers for AI agent run records.
 
 The three formats -- Portable Run Record (``portable``), Cortex Agent Run Journal
 (``cortex``) and AgentRun (``agentrun``) -- as Pydantic v2 models generated from their
-published schemas. Import the root models from here; nested models live in
-``agentruns.models``.
+published schemas, and conversion between them through one canonical run model, with an exact
+account of what each conversion could not carry. Nested models live in ``agentruns.models``.
 """
 
 from __future__ import annotations
 
+from agentruns import formats as _formats  # registers the three formats
+from agentruns.canonical import Run, Status, Step
+from agentruns.conversion import (
+    Conversion,
+    Derived,
+    Format,
+    Loss,
+    LossError,
+    Written,
+    convert,
+    format_for,
+    from_canonical,
+    register,
+    to_canonical,
+)
 from agentruns.models import AgentRun, CortexRunJournal, PortableRunRecord
 
-__all__ = ["AgentRun", "CortexRunJournal", "PortableRunRecord"]
+del _formats
+
+RunRecord = PortableRunRecord | CortexRunJournal | AgentRun
+"""Any of the three formats' root models."""
+
+__all__ = [
+    "AgentRun",
+    "Conversion",
+    "CortexRunJournal",
+    "Derived",
+    "Format",
+    "Loss",
+    "LossError",
+    "PortableRunRecord",
+    "Run",
+    "RunRecord",
+    "Status",
+    "Step",
+    "Written",
+    "convert",
+    "format_for",
+    "from_canonical",
+    "register",
+    "to_canonical",
+]

@@ -1,0 +1,105 @@
+"""The canonical run: one in-memory document model holding the union of what the formats say.
+
+Readers turn a format's model into a ``Run``; writers turn a ``Run`` into a format's model.
+Every field keeps the three states the formats distinguish: absent (``MISSING``), ``null``
+(``None``) where some format allows it, and a value. Format-specific facts (cortex's worktree,
+portable's eval id) live here too, so a run that passes through a format without room for them
+can carry them and come back whole.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Literal
+
+from pydantic import MISSING, BaseModel, ConfigDict, JsonValue
+
+Status = Literal["queued", "running", "awaiting_human", "completed", "failed", "canceled"]
+"""Run status, in one vocabulary (cortex says ``canceled``, AgentRun ``cancelled``)."""
+
+
+class _Frozen(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class Step(_Frozen):
+    """One thing that happened in a run: a tool call, a thought, a status event...
+
+    Portable tool invocations, AgentRun steps and cortex events are all steps; ``kind`` says
+    which (``tool_call``, ``tool_result``, ``thought``, ``message``, ``handoff``, ``decision``
+    from AgentRun, ``event`` for a cortex journal event).
+    """
+
+    kind: str
+    name: str | MISSING = MISSING
+    index: int | MISSING = MISSING
+    input: JsonValue | MISSING = MISSING
+    output: JsonValue | MISSING = MISSING
+    started_at: datetime | MISSING = MISSING
+    duration_ms: int | MISSING = MISSING
+    phase: str | MISSING | None = MISSING
+    status: str | MISSING | None = MISSING
+    activity: str | MISSING | None = MISSING
+    message: str | MISSING | None = MISSING
+    extra: dict[str, JsonValue] | MISSING = MISSING
+    """Properties beyond the declared ones (AgentRun steps and cortex events allow them)."""
+
+
+class Run(_Frozen):
+    """A run of an AI agent, in every format's terms at once."""
+
+    # -- shared by several formats ------------------------------------------------------
+    run_id: str | MISSING = MISSING
+    agent_id: str | MISSING | None = MISSING
+    goal: str | MISSING = MISSING
+    """The task given to the agent (portable ``prompt``, AgentRun ``goal``)."""
+    status: Status | MISSING = MISSING
+    started_at: datetime | MISSING = MISSING
+    ended_at: datetime | MISSING | None = MISSING
+    final_message: str | MISSING = MISSING
+    """The agent's final output text (portable ``final_message``, AgentRun ``result.summary``)."""
+    steps: tuple[Step, ...] | MISSING = MISSING
+    total_tokens: int | MISSING | None = MISSING
+    input_tokens: int | MISSING = MISSING
+    output_tokens: int | MISSING = MISSING
+    tool_call_count: int | MISSING = MISSING
+    cost_usd: float | MISSING = MISSING
+    duration_ms: int | MISSING | None = MISSING
+
+    # -- portable ---------------------------------------------------------------------
+    eval_id: str | MISSING = MISSING
+    condition: str | MISSING = MISSING
+    skill_path: str | MISSING | None = MISSING
+    files: tuple[str, ...] | MISSING = MISSING
+    run_index: int | MISSING = MISSING
+    conversation: JsonValue | MISSING = MISSING
+    """The portable ``conversation`` object, as JSON."""
+
+    # -- cortex -----------------------------------------------------------------------
+    kind: str | MISSING = MISSING
+    task_id: str | MISSING | None = MISSING
+    mission_id: str | MISSING | None = MISSING
+    role: str | MISSING | None = MISSING
+    phase: str | MISSING | None = MISSING
+    activity: str | MISSING | None = MISSING
+    worktree_path: str | MISSING | None = MISSING
+    branch: str | MISSING | None = MISSING
+    base_commit: str | MISSING | None = MISSING
+    head_commit: str | MISSING | None = MISSING
+    updated_at: datetime | MISSING | None = MISSING
+    next_action: str | MISSING | None = MISSING
+    transcript_refs: tuple[JsonValue, ...] | MISSING = MISSING
+
+    # -- AgentRun ---------------------------------------------------------------------
+    framework: str | MISSING = MISSING
+    trace_url: str | MISSING = MISSING
+    result_output: dict[str, JsonValue] | MISSING = MISSING
+    result_extra: dict[str, JsonValue] | MISSING = MISSING
+    """Extras of AgentRun ``result``; ``{}`` when a result object exists without extras."""
+    metrics_extra: dict[str, JsonValue] | MISSING = MISSING
+    """Extras of AgentRun ``metrics``; ``{}`` when a metrics object exists without extras."""
+    extra: dict[str, JsonValue] | MISSING = MISSING
+    """Root properties beyond the declared ones (AgentRun allows them)."""
+
+
+FIELDS: tuple[str, ...] = tuple(Run.model_fields)

@@ -1,0 +1,110 @@
+"""Small helpers the format modules share: JSON narrowing, derivations, status vocabularies."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Literal, TypeVar
+
+from pydantic import MISSING, JsonValue
+
+from agentruns.canonical import Run, Status
+from agentruns.conversion import Derived
+
+T = TypeVar("T")
+
+UNKNOWN_TIME = datetime(1970, 1, 1, tzinfo=UTC)
+"""Stands for "no time recorded" where a format requires one (never the clock)."""
+
+
+def given(value: T | MISSING) -> bool:
+    return value is not MISSING
+
+
+def as_object(value: JsonValue | MISSING) -> dict[str, JsonValue] | MISSING:
+    """The value if it is a JSON object, else MISSING (the target cannot hold it)."""
+    return value if isinstance(value, dict) else MISSING
+
+
+def derive_run_id(run: Run, derived: list[Derived], where: str, *, allow_empty: bool = True) -> str:
+    if isinstance(run.run_id, str) and (run.run_id or allow_empty):
+        return run.run_id
+    if isinstance(run.eval_id, str) and run.eval_id:
+        parts = [run.eval_id]
+        if isinstance(run.condition, str):
+            parts.append(run.condition)
+        if isinstance(run.run_index, int):
+            parts.append(str(run.run_index))
+        value = "R-" + "-".join(parts)
+        reason = "no run id in the source; built from eval_id, condition and run_index"
+    else:
+        value = "R-unknown"
+        reason = "no run id in the source and nothing to build one from"
+    derived.append(Derived(where, value, reason))
+    return value
+
+
+def derive_started_at(run: Run, derived: list[Derived], where: str) -> datetime:
+    if isinstance(run.started_at, datetime):
+        return run.started_at
+    times = [
+        step.started_at
+        for step in (run.steps if isinstance(run.steps, tuple) else ())
+        if isinstance(step.started_at, datetime)
+    ]
+    if times:
+        value = min(times)
+        reason = "no start time in the source; the earliest step time is used"
+    else:
+        value = UNKNOWN_TIME
+        reason = "no start time in the source; the Unix epoch marks it unknown"
+    derived.append(Derived(where, value.isoformat(), reason))
+    return value
+
+
+def text_or_derived(
+    value: str | MISSING, derived: list[Derived], where: str, default: str, reason: str
+) -> str:
+    if isinstance(value, str):
+        return value
+    derived.append(Derived(where, default, reason))
+    return default
+
+
+# Status vocabularies: canonical <-> each format (bijective where both have the word).
+CortexStatus = Literal["queued", "running", "completed", "failed", "canceled"]
+AgentRunStatus = Literal["queued", "running", "awaiting-human", "completed", "failed", "cancelled"]
+
+_TO_AGENTRUN: dict[Status, AgentRunStatus] = {
+    "queued": "queued",
+    "running": "running",
+    "awaiting_human": "awaiting-human",
+    "completed": "completed",
+    "failed": "failed",
+    "canceled": "cancelled",
+}
+_FROM_AGENTRUN: dict[AgentRunStatus, Status] = {v: k for k, v in _TO_AGENTRUN.items()}
+_TO_CORTEX: dict[Status, CortexStatus] = {
+    "queued": "queued",
+    "running": "running",
+    # cortex has no word for waiting on a person; the run is still running
+    "awaiting_human": "running",
+    "completed": "completed",
+    "failed": "failed",
+    "canceled": "canceled",
+}
+
+
+def status_to_agentrun(status: Status) -> AgentRunStatus:
+    return _TO_AGENTRUN[status]
+
+
+def status_from_agentrun(status: AgentRunStatus) -> Status:
+    return _FROM_AGENTRUN[status]
+
+
+def status_to_cortex(status: Status) -> CortexStatus:
+    return _TO_CORTEX[status]
+
+
+def status_from_cortex(status: CortexStatus) -> Status:
+    return status

@@ -1,0 +1,201 @@
+"""AgentRun <-> canonical run.
+
+AgentRun is the most general of the three (goal, status, steps, result, metrics) and its
+objects allow additional properties: foreign data is carried in one reserved root property,
+``x-agentruns-carry``, that readers skip.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import ClassVar, Literal
+
+from pydantic import MISSING, JsonValue
+
+from agentruns.canonical import Run, Step
+from agentruns.conversion import Derived, Format, Written
+from agentruns.formats._shared import (
+    AgentRunStatus,
+    as_object,
+    derive_run_id,
+    status_from_agentrun,
+    status_to_agentrun,
+    text_or_derived,
+)
+from agentruns.models import AgentRun, Metrics, Result
+from agentruns.models import Step as AgentStep
+
+CARRY_KEY = "x-agentruns-carry"
+
+StepType = Literal["thought", "tool_call", "tool_result", "message", "handoff", "decision"]
+_STEP_TYPES: dict[str, StepType] = {
+    "thought": "thought",
+    "tool_call": "tool_call",
+    "tool_result": "tool_result",
+    "message": "message",
+    "handoff": "handoff",
+    "decision": "decision",
+}
+
+_POINTERS = {
+    "final_message": "/result/summary",
+    "result_output": "/result/output",
+    "result_extra": "/result",
+    "input_tokens": "/metrics/input_tokens",
+    "output_tokens": "/metrics/output_tokens",
+    "tool_call_count": "/metrics/tool_call_count",
+    "cost_usd": "/metrics/cost_usd",
+    "metrics_extra": "/metrics",
+    "extra": "",
+}
+
+
+class AgentRunFormat(Format[AgentRun]):
+    name: ClassVar[str] = "agentrun"
+    model = AgentRun
+
+    def pointer(self, field: str) -> str:
+        return _POINTERS.get(field, "/" + field)
+
+    def read(self, record: AgentRun) -> Run:
+        result, metrics = record.result, record.metrics
+        extra = {k: v for k, v in (record.model_extra or {}).items() if k != CARRY_KEY}
+        return Run(
+            run_id=record.run_id,
+            agent_id=record.agent_id,
+            framework=record.framework,
+            goal=record.goal,
+            status=status_from_agentrun(record.status),
+            started_at=record.started_at,
+            ended_at=record.ended_at,
+            steps=MISSING if record.steps is MISSING else tuple(_step(s) for s in record.steps),
+            final_message=MISSING if result is MISSING else result.summary,
+            result_output=MISSING if result is MISSING else result.output,
+            result_extra=MISSING if result is MISSING else dict(result.model_extra or {}),
+            input_tokens=MISSING if metrics is MISSING else metrics.input_tokens,
+            output_tokens=MISSING if metrics is MISSING else metrics.output_tokens,
+            tool_call_count=MISSING if metrics is MISSING else metrics.tool_call_count,
+            cost_usd=MISSING if metrics is MISSING else metrics.cost_usd,
+            metrics_extra=MISSING if metrics is MISSING else dict(metrics.model_extra or {}),
+            trace_url=record.trace_url,
+            extra=extra if extra else MISSING,
+        )
+
+    def write(self, run: Run) -> Written[AgentRun]:
+        derived: list[Derived] = []
+        extra: dict[str, JsonValue] = dict(run.extra) if isinstance(run.extra, dict) else {}
+        record = AgentRun(
+            run_id=derive_run_id(run, derived, "/run_id"),
+            agent_id=self._agent_id(run, derived),
+            framework=run.framework,
+            goal=text_or_derived(
+                run.goal, derived, "/goal", "", "AgentRun requires a goal; the source has none"
+            ),
+            status=self._status(run, derived),
+            started_at=run.started_at,
+            ended_at=run.ended_at if isinstance(run.ended_at, datetime) else MISSING,
+            steps=MISSING
+            if not isinstance(run.steps, tuple)
+            else [_agent_step(step, i) for i, step in enumerate(run.steps)],
+            result=self._result(run),
+            metrics=self._metrics(run),
+            trace_url=run.trace_url,
+            **extra,
+        )
+        return Written(record, tuple(derived))
+
+    @staticmethod
+    def _agent_id(run: Run, derived: list[Derived]) -> str:
+        if isinstance(run.agent_id, str):
+            return run.agent_id
+        derived.append(
+            Derived("/agent_id", "unknown", "AgentRun requires agent_id; the source has none")
+        )
+        return "unknown"
+
+    @staticmethod
+    def _status(run: Run, derived: list[Derived]) -> AgentRunStatus:
+        if run.status is not MISSING:
+            return status_to_agentrun(run.status)
+        derived.append(
+            Derived(
+                "/status",
+                "completed",
+                "AgentRun requires a status; a record without one "
+                "(portable) is written after the run has ended",
+            )
+        )
+        return "completed"
+
+    @staticmethod
+    def _result(run: Run) -> Result | MISSING:
+        if (
+            run.final_message is MISSING
+            and run.result_output is MISSING
+            and run.result_extra is MISSING
+        ):
+            return MISSING
+        extra = dict(run.result_extra) if isinstance(run.result_extra, dict) else {}
+        return Result(summary=run.final_message, output=run.result_output, **extra)
+
+    @staticmethod
+    def _metrics(run: Run) -> Metrics | MISSING:
+        values = (run.input_tokens, run.output_tokens, run.tool_call_count, run.cost_usd)
+        if all(v is MISSING for v in values) and run.metrics_extra is MISSING:
+            return MISSING
+        extra = dict(run.metrics_extra) if isinstance(run.metrics_extra, dict) else {}
+        return Metrics(
+            input_tokens=run.input_tokens,
+            output_tokens=run.output_tokens,
+            tool_call_count=run.tool_call_count,
+            cost_usd=run.cost_usd,
+            **extra,
+        )
+
+    def carried(self, record: AgentRun) -> dict[str, JsonValue] | None:
+        payload = (record.model_extra or {}).get(CARRY_KEY)
+        return payload if isinstance(payload, dict) else None
+
+    def carry(self, record: AgentRun, payload: dict[str, JsonValue]) -> AgentRun:
+        copy = record.model_copy(deep=True)
+        assert copy.__pydantic_extra__ is not None  # extra="allow" models always have the dict
+        copy.__pydantic_extra__[CARRY_KEY] = payload
+        return copy
+
+
+def _step(step: AgentStep) -> Step:
+    extra = step.model_extra
+    return Step(
+        kind=step.type,
+        name=step.name,
+        index=step.index,
+        input=step.input,
+        output=step.output,
+        started_at=step.started_at,
+        duration_ms=step.duration_ms,
+        extra=dict(extra) if extra else MISSING,
+    )
+
+
+def _agent_step(step: Step, position: int) -> AgentStep:
+    extra: dict[str, JsonValue] = dict(step.extra) if isinstance(step.extra, dict) else {}
+    index = (
+        step.index if isinstance(step.index, int) and -(2**31) <= step.index < 2**31 else position
+    )
+    duration = step.duration_ms
+    return AgentStep(
+        index=index,
+        # cortex events and other kinds have no AgentRun step type; they are messages here
+        type=_STEP_TYPES.get(step.kind, "message"),
+        name=step.name,
+        input=as_object(step.input),
+        output=as_object(step.output),
+        started_at=step.started_at,
+        duration_ms=duration
+        if isinstance(duration, int) and -(2**31) <= duration < 2**31
+        else MISSING,
+        **extra,
+    )
+
+
+AGENTRUN = AgentRunFormat()

@@ -1,0 +1,215 @@
+"""Cortex Agent Run Journal <-> canonical run.
+
+A journal is about the execution around an agent (worktree, branch, commits, phase) and a
+timeline of events. Its root forbids extra properties, but events allow them: foreign data is
+carried in one reserved event (type ``x-agentruns-carry``) that readers skip.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import ClassVar, Literal
+
+from pydantic import MISSING, JsonValue, TypeAdapter
+
+from agentruns.canonical import Run, Step
+from agentruns.conversion import Derived, Format, Written
+from agentruns.formats._shared import (
+    CortexStatus,
+    derive_run_id,
+    derive_started_at,
+    status_from_cortex,
+    status_to_cortex,
+)
+from agentruns.models import CortexRunJournal, Event, TranscriptRef
+
+CARRY_EVENT = "x-agentruns-carry"
+_CARRY_KEY = "carry"
+_ABSENT_KEY = "events_absent"
+_TRANSCRIPT_REF: TypeAdapter[TranscriptRef] = TypeAdapter(TranscriptRef)
+
+_POINTERS = {
+    "ended_at": "/finished_at",
+    "steps": "/events",
+}
+
+CortexKind = Literal[
+    "plan",
+    "implement",
+    "validate",
+    "merge",
+    "handoff",
+    "dashboard",
+    "publish",
+    "memory",
+    "conversation",
+]
+_KINDS: dict[str, CortexKind] = {
+    "plan": "plan",
+    "implement": "implement",
+    "validate": "validate",
+    "merge": "merge",
+    "handoff": "handoff",
+    "dashboard": "dashboard",
+    "publish": "publish",
+    "memory": "memory",
+    "conversation": "conversation",
+}
+
+
+class CortexFormat(Format[CortexRunJournal]):
+    name: ClassVar[str] = "cortex"
+    model = CortexRunJournal
+
+    def pointer(self, field: str) -> str:
+        return _POINTERS.get(field, "/" + field)
+
+    def read(self, record: CortexRunJournal) -> Run:
+        events = record.events
+        steps: tuple[Step, ...] | MISSING = MISSING
+        if isinstance(events, list):
+            own = [e for e in events if e.type != CARRY_EVENT]
+            carry = next((e for e in events if e.type == CARRY_EVENT), None)
+            absent = carry is not None and (carry.model_extra or {}).get(_ABSENT_KEY) is True
+            steps = MISSING if absent and not own else tuple(_step(e) for e in own)
+        refs = record.transcript_refs
+        return Run(
+            run_id=record.run_id,
+            task_id=record.task_id,
+            mission_id=record.mission_id,
+            agent_id=record.agent_id,
+            role=record.role,
+            kind=record.kind,
+            status=status_from_cortex(record.status),
+            phase=record.phase,
+            activity=record.activity,
+            worktree_path=record.worktree_path,
+            branch=record.branch,
+            base_commit=record.base_commit,
+            head_commit=record.head_commit,
+            started_at=record.started_at,
+            ended_at=record.finished_at,
+            updated_at=record.updated_at,
+            steps=steps,
+            next_action=record.next_action,
+            transcript_refs=MISSING
+            if refs is MISSING
+            else tuple(_TRANSCRIPT_REF.dump_python(ref, mode="json") for ref in refs),
+        )
+
+    def write(self, run: Run) -> Written[CortexRunJournal]:
+        derived: list[Derived] = []
+        started_at = derive_started_at(run, derived, "/started_at")
+        record = CortexRunJournal(
+            schema_version=1,
+            run_id=derive_run_id(run, derived, "/run_id", allow_empty=False),
+            task_id=run.task_id,
+            mission_id=run.mission_id,
+            agent_id=run.agent_id,
+            role=run.role,
+            kind=self._kind(run, derived),
+            status=self._status(run, derived),
+            phase=run.phase,
+            activity=run.activity,
+            worktree_path=run.worktree_path,
+            branch=run.branch,
+            base_commit=run.base_commit,
+            head_commit=run.head_commit,
+            started_at=started_at,
+            finished_at=run.ended_at,
+            updated_at=run.updated_at,
+            events=MISSING
+            if not isinstance(run.steps, tuple)
+            else [_event(step, i, started_at, derived) for i, step in enumerate(run.steps)],
+            next_action=run.next_action,
+            transcript_refs=MISSING
+            if not isinstance(run.transcript_refs, tuple)
+            else [_TRANSCRIPT_REF.validate_python(ref) for ref in run.transcript_refs],
+        )
+        return Written(record, tuple(derived))
+
+    @staticmethod
+    def _kind(run: Run, derived: list[Derived]) -> CortexKind:
+        known = _KINDS.get(run.kind) if isinstance(run.kind, str) else None
+        if known is not None:
+            return known
+        kind: CortexKind = "conversation" if run.conversation is not MISSING else "implement"
+        derived.append(
+            Derived(
+                "/kind",
+                kind,
+                "cortex requires a kind; a run with a conversation is a "
+                "conversation run, any other agent run an implement run",
+            )
+        )
+        return kind
+
+    @staticmethod
+    def _status(run: Run, derived: list[Derived]) -> CortexStatus:
+        if run.status is not MISSING:
+            return status_to_cortex(run.status)
+        derived.append(
+            Derived(
+                "/status",
+                "completed",
+                "cortex requires a status; a record without one "
+                "(portable) is written after the run has ended",
+            )
+        )
+        return "completed"
+
+    def carried(self, record: CortexRunJournal) -> dict[str, JsonValue] | None:
+        for event in record.events if isinstance(record.events, list) else ():
+            if event.type == CARRY_EVENT:
+                payload = (event.model_extra or {}).get(_CARRY_KEY)
+                return payload if isinstance(payload, dict) else None
+        return None
+
+    def carry(self, record: CortexRunJournal, payload: dict[str, JsonValue]) -> CortexRunJournal:
+        events = list(record.events) if isinstance(record.events, list) else []
+        extra: dict[str, JsonValue] = {_CARRY_KEY: payload, _ABSENT_KEY: record.events is MISSING}
+        marker = Event(type=CARRY_EVENT, at=record.started_at, **extra)
+        return record.model_copy(update={"events": [*events, marker]})
+
+
+def _step(event: Event) -> Step:
+    extra = event.model_extra
+    return Step(
+        kind="event",
+        name=event.type,
+        started_at=event.at,
+        phase=event.phase,
+        status=event.status,
+        activity=event.activity,
+        message=event.message,
+        extra=dict(extra) if extra else MISSING,
+    )
+
+
+def _event(step: Step, position: int, started_at: datetime, derived: list[Derived]) -> Event:
+    at = step.started_at
+    if not isinstance(at, datetime):
+        at = started_at
+        derived.append(
+            Derived(
+                f"/events/{position}/at",
+                at.isoformat(),
+                "the step has no time; the run's start time is used",
+            )
+        )
+    # A cortex event's own extras come back as extras; other steps' fields have no place here.
+    extra: dict[str, JsonValue] = (
+        dict(step.extra) if step.kind == "event" and isinstance(step.extra, dict) else {}
+    )
+    return Event(
+        type=step.name if isinstance(step.name, str) and step.name else step.kind,
+        at=at,
+        phase=step.phase,
+        status=step.status,
+        activity=step.activity,
+        message=step.message,
+        **extra,
+    )
+
+
+CORTEX = CortexFormat()
