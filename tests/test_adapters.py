@@ -1,0 +1,60 @@
+"""A fourth format added exactly the way docs/adapters.md says (its code is run from the doc)."""
+
+from __future__ import annotations
+
+import re
+import sys
+import types
+from pathlib import Path
+
+import pytest
+from pydantic import BaseModel
+
+from agentruns import AgentRun, CortexRunJournal, PortableRunRecord, convert
+
+DOC = (Path(__file__).resolve().parent.parent / "docs" / "adapters.md").read_text(encoding="utf-8")
+BLOCKS = re.findall(r"```python\n(.*?)```", DOC, flags=re.DOTALL)
+
+
+@pytest.fixture(scope="module")
+def tasklog() -> types.ModuleType:
+    module = types.ModuleType("tasklog_adapter")
+    sys.modules[module.__name__] = module
+    exec(compile(BLOCKS[0], "docs/adapters.md", "exec"), module.__dict__)
+    return module
+
+
+def test_the_docs_usage_example_runs(tasklog: types.ModuleType) -> None:
+    namespace = dict(tasklog.__dict__)
+    exec(compile(BLOCKS[1], "docs/adapters.md", "exec"), namespace)
+
+
+@pytest.mark.parametrize("other", [PortableRunRecord, CortexRunJournal, AgentRun])
+def test_a_registered_format_converts_to_and_from_every_other(
+    tasklog: types.ModuleType, other: type[BaseModel]
+) -> None:
+    log = tasklog.TaskLog(
+        id="t-1", task="Fix the build", done=True, calls=[tasklog.Call(tool="make")]
+    )
+    there = convert(log, other)
+    assert isinstance(there.target, other)
+    back = convert(there.target, tasklog.TaskLog)
+    if not there.losses:
+        assert back.target == log
+    else:
+        assert {loss.pointer for loss in there.losses} <= {"/id", "/task", "/done", "/calls"}
+
+
+def test_a_registered_format_reports_what_it_cannot_hold(tasklog: types.ModuleType) -> None:
+    run = AgentRun.model_validate(
+        {"run_id": "r", "agent_id": "a", "goal": "g", "status": "failed", "framework": "x"}
+    )
+    result = convert(run, tasklog.TaskLog)
+    # "failed" has no TaskLog word; and a TaskLog always lists calls, so it cannot say "no steps"
+    assert {loss.pointer for loss in result.losses} == {
+        "/agent_id",
+        "/status",
+        "/framework",
+        "/steps",
+    }
+    assert any("cannot say that steps is absent" in loss.reason for loss in result.losses)
