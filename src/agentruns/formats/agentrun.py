@@ -157,9 +157,8 @@ class AgentRunFormat(Format[AgentRun]):
         return payload if isinstance(payload, dict) else None
 
     def carry(self, record: AgentRun, payload: dict[str, JsonValue]) -> AgentRun:
-        copy = record.model_copy(deep=True)
-        assert copy.__pydantic_extra__ is not None  # extra="allow" models always have the dict
-        copy.__pydantic_extra__[CARRY_KEY] = payload
+        copy = record.model_copy()  # shallow: the carry is the only change
+        copy.__pydantic_extra__ = {**(record.model_extra or {}), CARRY_KEY: payload}
         return copy
 
 
