@@ -87,6 +87,8 @@ def _render_entry(
     digest = sha256_of(raw)
     rendered.hashes[entry.name] = digest
     source_name = f"schemas/{entry.file}"
+    # the vendored original ships too (`agentruns schema F --source`), byte for byte
+    rendered.files[f"{PACKAGE}/schemas/{entry.file}"] = raw.decode("utf-8")
     document = load_json(path)
     schema, diagnostics = json_schema_for(document, source=source_name, strict=strict)
     rendered.diagnostics.extend(diagnostics)

@@ -13,10 +13,11 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 _TOOLS = ["Bash", "Read", "Edit", "Grep", "Write", "search_knowledge_base", "lookup_customer"]
-_WORDS = (
-    "the build failed because the helper was renamed update callers and rerun tests "
-    "invoice export enterprise billing résumé 准备就绪 worktree commit branch merge"
-).split()
+_WORDS = [
+    "the", "build", "failed", "because", "helper", "was", "renamed", "update", "callers",
+    "rerun", "tests", "invoice", "export", "enterprise", "billing", "résumé", "准备就绪",
+    "worktree", "commit", "branch", "merge",
+]  # fmt: skip
 
 
 def _text(rng: random.Random, words: int) -> str:
@@ -40,8 +41,12 @@ def portable(rng: random.Random, index: int) -> dict[str, Any]:
             {
                 "name": rng.choice(_TOOLS),
                 "ordinal": i,
-                "args": rng.choice([{"path": f"/work/src/m{i}.py", "limit": 200}, f"grep -rn x{i} /work"]),
-                "result": rng.choice([_text(rng, rng.randint(20, 300)), None, {"ok": True, "lines": i}]),
+                "args": rng.choice(
+                    [{"path": f"/work/src/m{i}.py", "limit": 200}, f"grep -rn x{i} /work"]
+                ),
+                "result": rng.choice(
+                    [_text(rng, rng.randint(20, 300)), None, {"ok": True, "lines": i}]
+                ),
             }
             for i in range(calls)
         ],
@@ -53,7 +58,7 @@ def portable(rng: random.Random, index: int) -> dict[str, Any]:
 
 def cortex(rng: random.Random, index: int) -> dict[str, Any]:
     base = datetime(2026, 8, 1, tzinfo=UTC) + timedelta(hours=index)
-    events = sorted((_time(rng, base) for _ in range(rng.randint(10, 50))))
+    events = sorted(_time(rng, base) for _ in range(rng.randint(10, 50)))
     return {
         "schema_version": 1,
         "run_id": f"R-M-{index:05d}",

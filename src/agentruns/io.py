@@ -1,0 +1,220 @@
+"""Reading run records from JSON and JSONL files, record by record, with exact error locations.
+
+Streaming and strict: a JSONL file is read one line at a time (constant memory), and every
+line that is not a JSON document gets an error naming the file and line, while the lines
+around it are still read. Stricter than Python's ``json``: duplicate keys, ``NaN``/``Infinity``
+and numbers beyond a double are errors (RFC 8259 leaves them undefined; silently picking the
+last key or ``inf`` would change the record).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO, Literal
+
+from pydantic import BaseModel, JsonValue, ValidationError
+
+_BOM = b"\xef\xbb\xbf"
+
+Layout = Literal["json", "jsonl"]
+
+
+@dataclass(frozen=True, slots=True)
+class Record:
+    """One JSON document from an input: where it came from, its bytes and its value."""
+
+    source: str
+    line: int
+    raw: bytes
+    value: JsonValue = None
+    error: str | None = None
+    """Why the document is not JSON (None when it parsed)."""
+
+    @property
+    def where(self) -> str:
+        return f"{self.source}:{self.line}"
+
+
+class InputError(Exception):
+    """An input that cannot be read at all (missing, a directory, unreadable)."""
+
+
+def layout_of(path: str, forced: Layout | None = None) -> Layout:
+    if forced is not None:
+        return forced
+    return "jsonl" if path.endswith((".jsonl", ".ndjson")) else "json"
+
+
+def read_records(path: str, layout: Layout | None = None) -> Iterator[Record]:
+    """Every document of a file (``-`` is standard input), in order, errors included."""
+    chosen = layout_of(path, layout)
+    with _open(path) as stream:
+        if chosen == "jsonl":
+            yield from _jsonl(path, stream)
+        else:
+            yield _document(path, 1, stream.read(), strip_bom=True)
+
+
+@contextmanager
+def _open(path: str) -> Iterator[IO[bytes]]:
+    if path == "-":
+        import sys
+
+        yield sys.stdin.buffer
+        return
+    target = Path(path)
+    if target.is_dir():
+        raise InputError(f"{path}: is a directory, not a file of run records")
+    try:
+        stream = target.open("rb")
+    except FileNotFoundError:
+        raise InputError(f"{path}: no such file") from None
+    except OSError as error:
+        raise InputError(f"{path}: cannot read: {error.strerror}") from None
+    with stream:
+        yield stream
+
+
+def _jsonl(path: str, stream: IO[bytes]) -> Iterator[Record]:
+    for number, line in enumerate(stream, start=1):
+        if number == 1 and line.startswith(_BOM):
+            line = line[len(_BOM) :]
+        body = line.rstrip(b"\r\n")
+        if not body.strip():
+            continue  # blank lines separate nothing in JSONL; they are not records
+        yield _document(path, number, body, strip_bom=False)
+
+
+def _document(path: str, line: int, raw: bytes, *, strip_bom: bool) -> Record:
+    if strip_bom and raw.startswith(_BOM):
+        raw = raw[len(_BOM) :]
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as error:
+        return Record(path, line, raw, error=f"invalid UTF-8 at byte {error.start}")
+    if not text.strip():
+        return Record(path, line, raw, error="empty document (no JSON value)")
+    try:
+        value: JsonValue = json.loads(
+            text,
+            object_pairs_hook=_unique_keys,
+            parse_constant=_no_constant,
+            parse_float=_finite_float,
+        )
+    except json.JSONDecodeError as error:
+        at = (
+            f"line {error.lineno} column {error.colno}"
+            if error.lineno > 1
+            else f"column {error.colno}"
+        )
+        return Record(path, line, raw, error=f"not valid JSON at {at}: {error.msg}")
+    except RecursionError:
+        return Record(path, line, raw, error="nesting too deep to read")
+    except ValueError as error:
+        return Record(path, line, raw, error=str(error))
+    return Record(path, line, raw, value=value)
+
+
+def _unique_keys(pairs: list[tuple[str, JsonValue]]) -> dict[str, JsonValue]:
+    result = dict(pairs)
+    if len(result) != len(pairs):
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise ValueError(f"duplicate key {key!r} in one object")
+            seen.add(key)
+    return result
+
+
+def _no_constant(name: str) -> float:
+    raise ValueError(f"{name} is not a JSON number")
+
+
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if value in (float("inf"), float("-inf")):
+        raise ValueError(f"number {text[:40]} is too large for a double")
+    return value
+
+
+# -- validation errors as JSON pointers ---------------------------------------------------
+
+
+def error_pointers(error: ValidationError, value: JsonValue) -> list[tuple[str, str]]:
+    """(JSON pointer into the document, message) for each error.
+
+    pydantic's locations include union tags (``stopped``, ``user_message``) that are not
+    part of the document; walking the document along the location keeps only real steps.
+    """
+    found: list[tuple[str, str]] = []
+    for item in error.errors(include_url=False):
+        node: JsonValue = value
+        tokens: list[str] = []
+        for step in item["loc"]:
+            if isinstance(node, dict) and isinstance(step, str) and step in node:
+                node = node[step]
+                tokens.append(step)
+            elif isinstance(node, list) and isinstance(step, int) and 0 <= step < len(node):
+                node = node[step]
+                tokens.append(str(step))
+            elif isinstance(node, dict) and isinstance(step, str) and item["type"] in _KEY_ERRORS:
+                tokens.append(step)  # the key that is missing or not allowed
+        pointer = "".join("/" + t.replace("~", "~0").replace("/", "~1") for t in tokens)
+        found.append((pointer, item["msg"]))
+    return found
+
+
+_KEY_ERRORS = frozenset({"missing", "extra_forbidden"})
+
+
+def validate(
+    record: Record, model: type[BaseModel]
+) -> tuple[BaseModel | None, list[tuple[str, str]]]:
+    """The model instance, or the errors as (pointer, message)."""
+    if record.error is not None:
+        return None, [("", record.error)]
+    try:
+        return model.model_validate_json(record.raw), []
+    except ValidationError as error:
+        return None, error_pointers(error, record.value)
+
+
+# -- writing ------------------------------------------------------------------------------
+
+
+class AtomicWriter:
+    """Write to a temporary file beside the target; rename over it only on success.
+
+    An interrupted or failed run leaves the previous file (or none), never half a file.
+    """
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        target = Path(path)
+        directory = target.parent
+        if not directory.is_dir():
+            raise InputError(f"{path}: directory {directory} does not exist")
+        try:
+            handle, self._temporary = tempfile.mkstemp(
+                dir=directory, prefix=f".{target.name}.", suffix=".partial"
+            )
+        except OSError as error:
+            raise InputError(f"{path}: cannot write here: {error.strerror}") from None
+        self.stream: IO[bytes] = os.fdopen(handle, "wb")
+
+    def write(self, data: bytes) -> None:
+        self.stream.write(data)
+
+    def commit(self) -> None:
+        self.stream.close()
+        os.replace(self._temporary, self.path)
+
+    def abort(self) -> None:
+        self.stream.close()
+        Path(self._temporary).unlink(missing_ok=True)

@@ -1,0 +1,92 @@
+"""A run as a person wants to read it, for any format: header, then a timeline (rich)."""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime
+
+from pydantic import MISSING, BaseModel, JsonValue
+from rich.console import Console
+from rich.table import Table
+
+from agentruns.canonical import Run, Step
+from agentruns.conversion import to_canonical
+
+
+def _text(value: object) -> str:
+    if value is MISSING or value is None:
+        return "-"
+    if isinstance(value, datetime):
+        return value.isoformat()
+    return str(value)
+
+
+def _brief(value: JsonValue | MISSING, width: int = 60) -> str:
+    if value is MISSING:
+        return ""
+    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+    text = " ".join(text.split())
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def header(run: Run, fmt: str) -> Table:
+    table = Table(show_header=False, box=None, pad_edge=False)
+    table.add_column(style="bold")
+    table.add_column()
+    rows: list[tuple[str, object]] = [
+        ("format", fmt),
+        ("run", run.run_id if run.run_id is not MISSING else run.eval_id),
+        ("agent", run.agent_id),
+        ("status", run.status),
+        ("goal", _brief(run.goal, 100) or MISSING),
+        ("started", run.started_at),
+        ("ended", run.ended_at),
+        ("duration ms", run.duration_ms),
+        ("tokens", _tokens(run)),
+        ("cost usd", run.cost_usd),
+    ]
+    for label, value in rows:
+        if value is not MISSING:
+            table.add_row(label, _text(value))
+    return table
+
+
+def _tokens(run: Run) -> object:
+    if run.total_tokens is not MISSING:
+        return run.total_tokens
+    if isinstance(run.input_tokens, int) or isinstance(run.output_tokens, int):
+        return f"{_text(run.input_tokens)} in / {_text(run.output_tokens)} out"
+    return MISSING
+
+
+def timeline(steps: tuple[Step, ...]) -> Table:
+    table = Table(title="timeline", title_justify="left")
+    for column in ("#", "at", "kind", "name", "detail"):
+        table.add_column(column, overflow="fold")
+    for position, step in enumerate(steps):
+        detail = (
+            step.message
+            if isinstance(step.message, str)
+            else _brief(step.input) or _brief(step.output)
+        )
+        if isinstance(step.activity, str) and not detail:
+            detail = _brief(step.activity)
+        table.add_row(
+            _text(step.index if step.index is not MISSING else position),
+            _text(step.started_at),
+            step.kind,
+            _text(step.name),
+            detail or "",
+        )
+    return table
+
+
+def render(record: BaseModel, fmt: str, console: Console | None = None) -> None:
+    console = console or Console()
+    run = to_canonical(record)
+    console.print(header(run, fmt))
+    steps = run.steps if isinstance(run.steps, tuple) else ()
+    if steps:
+        console.print(timeline(steps))
+    else:
+        console.print("(no steps recorded)")
