@@ -222,8 +222,10 @@ def convert_command(
         finally:
             if progress is not None:
                 progress.stop()
+        if isinstance(out, AtomicWriter) and not lines_out and not converted:
+            out.abort()  # an empty file is not a JSON document; write nothing
         for writer in (out, reject_out, loss_out):
-            if isinstance(writer, AtomicWriter):
+            if isinstance(writer, AtomicWriter) and not writer.closed:
                 writer.commit()
         stack.pop_all()
     _err(
@@ -326,3 +328,6 @@ def run() -> None:
     except KeyboardInterrupt:
         _err("interrupted; no output file was written")
         sys.exit(130)
+    except OSError as error:  # e.g. the disk filled up while writing
+        _err(f"error: {error.strerror or error}: {error.filename or ''}".rstrip(": "))
+        sys.exit(EXIT_USAGE)

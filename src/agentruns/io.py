@@ -198,6 +198,8 @@ class AtomicWriter:
         self.path = path
         target = Path(path)
         directory = target.parent
+        if target.is_dir():
+            raise InputError(f"{path}: is a directory; name an output file")
         if not directory.is_dir():
             raise InputError(f"{path}: directory {directory} does not exist")
         try:
@@ -211,10 +213,15 @@ class AtomicWriter:
     def write(self, data: bytes) -> None:
         self.stream.write(data)
 
+    @property
+    def closed(self) -> bool:
+        return self.stream.closed
+
     def commit(self) -> None:
         self.stream.close()
         os.replace(self._temporary, self.path)
 
     def abort(self) -> None:
-        self.stream.close()
-        Path(self._temporary).unlink(missing_ok=True)
+        if not self.stream.closed:
+            self.stream.close()
+            Path(self._temporary).unlink(missing_ok=True)

@@ -1,0 +1,312 @@
+"""The ``agentruns`` command, and a corpus of hostile inputs: no traceback, a useful error,
+no valid record lost."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner, Result
+
+from agentruns.cli import main
+
+FIXTURES = Path(__file__).parent / "fixtures"
+PORTABLE = (FIXTURES / "portable.min.json").read_text()
+CORTEX = (FIXTURES / "cortex.min.json").read_text()
+AGENTRUN = (FIXTURES / "agentrun.min.json").read_text()
+
+
+def line(text: str) -> str:
+    return json.dumps(json.loads(text))
+
+
+def invoke(*args: str, stdin: str | bytes | None = None) -> Result:
+    return CliRunner().invoke(main, list(args), input=stdin, catch_exceptions=False)
+
+
+def write(path: Path, data: str | bytes) -> Path:
+    if isinstance(data, bytes):
+        path.write_bytes(data)
+    else:
+        path.write_text(data, encoding="utf-8")
+    return path
+
+
+@pytest.fixture
+def mixed(tmp_path: Path) -> Path:
+    """Three valid records of three formats and one invalid one, as JSONL."""
+    bad = json.loads(CORTEX)
+    bad["status"] = "dispatching"
+    lines = [line(PORTABLE), line(CORTEX), json.dumps(bad), line(AGENTRUN)]
+    return write(tmp_path / "runs.jsonl", "\n".join(lines) + "\n")
+
+
+# -- detect ------------------------------------------------------------------------------
+
+
+def test_detect_names_the_format_of_each_line(mixed: Path) -> None:
+    result = invoke("detect", str(mixed))
+    assert result.output.splitlines() == [
+        f"{mixed}:1: portable",
+        f"{mixed}:2: cortex",
+        f"{mixed}:3: cortex",
+        f"{mixed}:4: agentrun",
+    ]
+    assert result.exit_code == 0
+
+
+def test_detect_explains_an_unknown_document(tmp_path: Path) -> None:
+    path = write(tmp_path / "odd.json", '{"run_id": "x", "dispatched_at": "2026-01-01T00:00:00Z"}')
+    result = invoke("detect", str(path))
+    assert result.exit_code == 1
+    assert "unknown format: closest is" in result.output
+
+
+# -- validate ----------------------------------------------------------------------------
+
+
+def test_validate_reports_file_line_pointer_and_message(mixed: Path) -> None:
+    result = invoke("validate", str(mixed))
+    assert result.exit_code == 1
+    assert f"{mixed}:3: /status: Input should be" in result.stdout
+    assert "4 records: 3 valid, 1 invalid" in result.stderr
+
+
+def test_validate_exits_0_when_every_record_is_valid(tmp_path: Path) -> None:
+    path = write(tmp_path / "ok.json", AGENTRUN)
+    assert invoke("validate", str(path)).exit_code == 0
+
+
+def test_validate_with_a_forced_format_reports_against_that_format(tmp_path: Path) -> None:
+    path = write(tmp_path / "run.json", AGENTRUN)
+    result = invoke("validate", "--format", "cortex", str(path))
+    assert result.exit_code == 1
+    assert "/schema_version: Field required" in result.stdout
+
+
+def test_validate_pointers_skip_union_tags(tmp_path: Path) -> None:
+    data = json.loads(PORTABLE)
+    data["conversation"]["events"][0]["round"] = 0
+    path = write(tmp_path / "run.json", json.dumps(data))
+    result = invoke("validate", str(path))
+    assert (
+        "/conversation/events/0/round: Input should be greater than or equal to 1" in result.stdout
+    )
+
+
+def test_validate_reads_standard_input(tmp_path: Path) -> None:
+    result = invoke("validate", "--jsonl", "-", stdin=line(CORTEX) + "\n")
+    assert result.exit_code == 0
+    assert "1 records: 1 valid" in result.stderr
+
+
+# -- convert -----------------------------------------------------------------------------
+
+
+def test_convert_streams_jsonl_and_accounts_for_every_record(mixed: Path, tmp_path: Path) -> None:
+    out, rejects = tmp_path / "out.jsonl", tmp_path / "rejects.jsonl"
+    result = invoke(
+        "convert", "--to", "agentrun", str(mixed), "-o", str(out), "--rejects", str(rejects)
+    )
+    assert result.exit_code == 1  # one record was invalid
+    assert "4 records in: 3 converted, 1 rejected" in result.stderr
+    assert len(out.read_text().splitlines()) == 3
+    (rejected,) = [json.loads(x) for x in rejects.read_text().splitlines()]
+    assert rejected["line"] == 3
+    assert "/status" in rejected["error"]
+    assert json.loads(rejected["record"])["status"] == "dispatching"  # verbatim
+
+
+def test_convert_json_to_json_writes_one_document(tmp_path: Path) -> None:
+    source = write(tmp_path / "run.json", PORTABLE)
+    out = tmp_path / "run.agentrun.json"
+    assert invoke("convert", "--to", "agentrun", str(source), "-o", str(out)).exit_code == 0
+    document = json.loads(out.read_text())
+    assert document["goal"] == json.loads(PORTABLE)["prompt"]
+
+
+def test_convert_writes_losses_in_full_on_request(tmp_path: Path) -> None:
+    source = write(tmp_path / "run.json", AGENTRUN)
+    losses = tmp_path / "losses.jsonl"
+    result = invoke(
+        "convert",
+        "--to",
+        "portable",
+        str(source),
+        "-o",
+        str(tmp_path / "p.json"),
+        "--losses",
+        str(losses),
+    )
+    assert result.exit_code == 0
+    assert "1 converted with losses" in result.stderr
+    (entry,) = [json.loads(x) for x in losses.read_text().splitlines()]
+    assert {"pointer": "/trace_url", "reason": "portable has no place for trace_url"} in entry[
+        "losses"
+    ]
+
+
+def test_convert_strict_rejects_a_record_that_would_lose_data(tmp_path: Path) -> None:
+    source = write(tmp_path / "run.json", AGENTRUN)
+    result = invoke(
+        "convert", "--strict", "--to", "portable", str(source), "-o", str(tmp_path / "p.json")
+    )
+    assert result.exit_code == 1
+    assert "would lose" in result.stderr
+    assert not (tmp_path / "p.json").exists()
+
+
+def test_convert_to_stdout(tmp_path: Path) -> None:
+    source = write(tmp_path / "run.json", CORTEX)
+    result = invoke("convert", "--to", "agentrun", str(source))
+    assert json.loads(result.stdout)["run_id"] == "R-T-DOC-007"
+
+
+def test_convert_never_leaves_a_half_written_output(tmp_path: Path) -> None:
+    source = write(tmp_path / "two.json", PORTABLE)
+    out = write(tmp_path / "out.json", "previous content\n")
+    # two inputs into one JSON document is a usage error, found after the first was written
+    result = CliRunner().invoke(
+        main, ["convert", "--to", "cortex", str(source), str(source), "-o", str(out)]
+    )
+    assert result.exit_code == 2
+    assert out.read_text() == "previous content\n"
+    assert [p.name for p in tmp_path.iterdir() if p.name.endswith(".partial")] == []
+
+
+# -- show and schema ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("fixture", ["portable", "cortex", "agentrun"])
+def test_show_prints_a_header_and_a_timeline_for_every_format(fixture: str) -> None:
+    result = invoke("show", str(FIXTURES / f"{fixture}.min.json"))
+    assert result.exit_code == 0
+    first = result.stdout.splitlines()[0].split()
+    assert first == ["format", fixture]
+    assert "timeline" in result.stdout
+
+
+def test_schema_prints_the_enforced_schema_and_the_source() -> None:
+    translated = json.loads(invoke("schema", "agentrun").stdout)
+    assert translated["$schema"] == "https://json-schema.org/draft/2020-12/schema"
+    source = json.loads(invoke("schema", "agentrun", "--source").stdout)
+    assert source["$schema"].startswith("https://json-structure.org/")
+
+
+def test_usage_errors_exit_2() -> None:
+    assert CliRunner().invoke(main, ["convert", "--to", "nowhere", "x.json"]).exit_code == 2
+
+
+# -- hostile inputs ------------------------------------------------------------------------
+
+HOSTILE: dict[str, tuple[bytes, str]] = {
+    "malformed JSON": (b'{"run_id": "x",,}', "not valid JSON"),
+    "invalid UTF-8": (b'{"run_id": "\xff\xfe"}', "invalid UTF-8 at byte"),
+    "NaN": (b'{"total_tokens": NaN}', "NaN is not a JSON number"),
+    "Infinity": (b'{"total_tokens": -Infinity}', "-Infinity is not a JSON number"),
+    "1e400": (b'{"total_tokens": 1e400}', "too large for a double"),
+    "duplicate keys": (b'{"run_id": "a", "run_id": "b"}', "duplicate key 'run_id'"),
+    "deep nesting": (b"[" * 100_000 + b"]" * 100_000, "nesting too deep"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(HOSTILE))
+def test_a_hostile_line_is_an_error_and_its_neighbours_survive(name: str, tmp_path: Path) -> None:
+    data, expected = HOSTILE[name]
+    path = write(
+        tmp_path / "in.jsonl",
+        line(CORTEX).encode() + b"\n" + data + b"\n" + line(AGENTRUN).encode() + b"\n",
+    )
+    out = tmp_path / "out.jsonl"
+    result = invoke("convert", "--to", "portable", str(path), "-o", str(out))
+    assert f"{path}:2: rejected: " in result.stderr
+    assert expected in result.stderr
+    assert "3 records in: 2 converted, 1 rejected" in result.stderr
+    assert len(out.read_text().splitlines()) == 2
+
+
+def test_a_truncated_last_line_is_rejected_and_the_rest_converted(tmp_path: Path) -> None:
+    path = write(tmp_path / "in.jsonl", line(CORTEX) + "\n" + line(AGENTRUN)[:50])
+    result = invoke("validate", str(path))
+    assert f"{path}:2: /: not valid JSON" in result.stdout
+    assert "2 records: 1 valid, 1 invalid" in result.stderr
+
+
+def test_a_bom_crlf_line_ends_and_blank_lines_are_read(tmp_path: Path) -> None:
+    data = (
+        b"\xef\xbb\xbf"
+        + line(CORTEX).encode()
+        + b"\r\n\r\n   \r\n"
+        + line(AGENTRUN).encode()
+        + b"\r\n"
+    )
+    path = write(tmp_path / "in.jsonl", data)
+    result = invoke("validate", str(path))
+    assert result.exit_code == 0
+    assert "2 records: 2 valid" in result.stderr
+
+
+def test_a_bom_in_a_json_document_is_read(tmp_path: Path) -> None:
+    path = write(tmp_path / "run.json", b"\xef\xbb\xbf" + PORTABLE.encode())
+    assert invoke("validate", str(path)).exit_code == 0
+
+
+def test_a_50_mb_string_is_read_and_reported_without_trouble(tmp_path: Path) -> None:
+    data = json.loads(AGENTRUN)
+    data["goal"] = "x" * 50_000_000
+    path = write(tmp_path / "big.jsonl", json.dumps(data) + "\n" + line(CORTEX) + "\n")
+    result = invoke("validate", str(path))
+    assert result.exit_code == 0
+    assert "2 records: 2 valid" in result.stderr
+
+
+def test_an_empty_file_is_an_error_for_json_and_zero_records_for_jsonl(tmp_path: Path) -> None:
+    empty_json = write(tmp_path / "empty.json", "")
+    result = invoke("validate", str(empty_json))
+    assert result.exit_code == 1
+    assert "empty document" in result.stdout
+    empty_jsonl = write(tmp_path / "empty.jsonl", "")
+    result = invoke("validate", str(empty_jsonl))
+    assert result.exit_code == 0
+    assert "0 records" in result.stderr
+
+
+def test_a_directory_or_missing_file_as_input_is_reported(tmp_path: Path) -> None:
+    result = invoke("validate", str(tmp_path), str(tmp_path / "absent.json"))
+    assert result.exit_code == 1
+    assert "is a directory" in result.stderr
+    assert "no such file" in result.stderr
+
+
+def test_an_unwritable_output_path_is_a_usage_error(tmp_path: Path) -> None:
+    source = write(tmp_path / "run.json", PORTABLE)
+    result = CliRunner().invoke(
+        main,
+        ["convert", "--to", "cortex", str(source), "-o", str(tmp_path / "no" / "dir" / "out.json")],
+    )
+    assert result.exit_code == 2
+    assert "does not exist" in result.output
+
+
+def test_an_output_path_that_is_a_directory_is_a_usage_error(tmp_path: Path) -> None:
+    source = write(tmp_path / "run.json", PORTABLE)
+    target = tmp_path / "out"
+    target.mkdir()
+    result = CliRunner().invoke(main, ["convert", "--to", "cortex", str(source), "-o", str(target)])
+    assert result.exit_code == 2
+    assert "is a directory" in result.output
+    assert [p.name for p in tmp_path.iterdir() if p.name.endswith(".partial")] == []
+
+
+def test_the_installed_console_script_reports_without_traceback(tmp_path: Path) -> None:
+    path = write(tmp_path / "bad.json", b'{"run_id": \xff}')
+    script = Path(sys.executable).parent / "agentruns"
+    completed = subprocess.run(
+        [str(script), "validate", str(path)], capture_output=True, text=True, check=False
+    )
+    assert completed.returncode == 1
+    assert "Traceback" not in completed.stderr + completed.stdout
+    assert "invalid UTF-8" in completed.stdout
