@@ -88,6 +88,7 @@ def generate_models(schema: JsonObject, *, class_name: str, source: ModelSource)
             enum_field_as_literal=LiteralType.All,
             use_title_as_name=True,
             use_type_alias=True,
+            base_class=f"{RUNTIME_MODULE}.JsonModel",
             strict_types=[StrictTypes.str, StrictTypes.int, StrictTypes.float, StrictTypes.bool],
             output_datetime_class=DatetimeClassType.Awaredatetime,
             type_overrides={

@@ -26,9 +26,14 @@ def test_format_checking_is_really_on_in_the_jsonschema_oracle() -> None:
     assert format_checking_is_real()
 
 
+@pytest.mark.parametrize("mode", ["json", "python"])
 @pytest.mark.parametrize("name", sorted(subjects()))
-def test_model_agrees_with_every_oracle_on_generated_and_mutated_instances(name: str) -> None:
-    report = run(subjects()[name], instances=CI_INSTANCES, mutations_per_instance=CI_MUTATIONS)
+def test_model_agrees_with_every_oracle_on_generated_and_mutated_instances(
+    name: str, mode: str
+) -> None:
+    report = run(
+        subjects()[name], instances=CI_INSTANCES, mutations_per_instance=CI_MUTATIONS, mode=mode
+    )
     assert report.instances == CI_INSTANCES
     assert report.mutations > 0
     assert report.total_disagreements == 0, format_report(report)

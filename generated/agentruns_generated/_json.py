@@ -19,7 +19,9 @@ from typing import Annotated, TypeAlias
 from pydantic import (
     AfterValidator,
     AwareDatetime,
+    BaseModel,
     BeforeValidator,
+    ConfigDict,
     StrictInt,
     StrictStr,
     WithJsonSchema,
@@ -31,6 +33,16 @@ from pydantic_core import PydanticCustomError
 _RFC3339_DATETIME = re.compile(
     r"\A[0-9]{4}-[0-9]{2}-[0-9]{2}[Tt][0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]+)?([Zz]|[+-][0-9]{2}:[0-9]{2})\Z"
 )
+
+
+class JsonModel(BaseModel):
+    """Base of every generated model.
+
+    ``defer_build``: a model's validator is built on first use, not at import, so importing
+    the package stays cheap for services that use a few of the models.
+    """
+
+    model_config = ConfigDict(defer_build=True)
 
 
 def _integral(value: object) -> object:

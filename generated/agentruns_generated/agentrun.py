@@ -10,7 +10,6 @@ from typing import Annotated, Literal
 
 from pydantic import (
     MISSING,
-    BaseModel,
     ConfigDict,
     Field,
     JsonValue,
@@ -19,10 +18,15 @@ from pydantic import (
     StrictStr,
 )
 
-from agentruns_generated._json import IntegralFloat, JsonDateTime, UriReference
+from agentruns_generated._json import (
+    IntegralFloat,
+    JsonDateTime,
+    JsonModel,
+    UriReference,
+)
 
 
-class Step(BaseModel):
+class Step(JsonModel):
     model_config = ConfigDict(
         extra="allow",
     )
@@ -44,7 +48,7 @@ class Step(BaseModel):
     ) = MISSING
 
 
-class Result(BaseModel):
+class Result(JsonModel):
     """
     Final result produced by the agent.
     """
@@ -64,7 +68,7 @@ class Result(BaseModel):
     output: dict[str, JsonValue] | MISSING = MISSING
 
 
-class Metrics(BaseModel):
+class Metrics(JsonModel):
     """
     Run-level metrics.
     """
@@ -90,7 +94,7 @@ class Metrics(BaseModel):
     cost_usd: Annotated[StrictFloat, Field(examples=[0.0184])] | MISSING = MISSING
 
 
-class AgentRun(BaseModel):
+class AgentRun(JsonModel):
     """
     A single execution (run) of an AI agent against a user goal, including its steps, tool calls, status, and metrics.
     """

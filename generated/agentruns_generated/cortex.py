@@ -7,20 +7,12 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import (
-    MISSING,
-    BaseModel,
-    ConfigDict,
-    Field,
-    JsonValue,
-    StrictInt,
-    StrictStr,
-)
+from pydantic import MISSING, ConfigDict, Field, JsonValue, StrictInt, StrictStr
 
-from agentruns_generated._json import IntegralFloat, JsonDateTime, NotBoolean
+from agentruns_generated._json import IntegralFloat, JsonDateTime, JsonModel, NotBoolean
 
 
-class TranscriptRef(BaseModel):
+class TranscriptRef(JsonModel):
     model_config = ConfigDict(
         extra="forbid",
     )
@@ -35,7 +27,7 @@ class TranscriptRef(BaseModel):
     linked_at: StrictStr
 
 
-class Event(BaseModel):
+class Event(JsonModel):
     model_config = ConfigDict(
         extra="allow",
     )
@@ -50,7 +42,7 @@ class Event(BaseModel):
     at: JsonDateTime
 
 
-class CortexRunJournal(BaseModel):
+class CortexRunJournal(JsonModel):
     """
     Mode-agnostic run journal. One run = one coherent execution: a plan, an implement, a validate, a merge, a handoff, etc. Mode-agnostic fields only; mode-specific telemetry lives in mode-specific extensions.
     """

@@ -7,13 +7,13 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import MISSING, BaseModel, ConfigDict, Field, JsonValue, StrictInt, StrictStr
+from pydantic import MISSING, ConfigDict, Field, JsonValue, StrictInt, StrictStr
 from typing_extensions import TypeAliasType
 
-from agentruns_generated._json import IntegralFloat, JsonInt
+from agentruns_generated._json import IntegralFloat, JsonInt, JsonModel
 
 
-class UserMessage(BaseModel):
+class UserMessage(JsonModel):
     model_config = ConfigDict(
         extra="forbid",
     )
@@ -23,7 +23,7 @@ class UserMessage(BaseModel):
     text: StrictStr
 
 
-class AssistantMessage(BaseModel):
+class AssistantMessage(JsonModel):
     model_config = ConfigDict(
         extra="forbid",
     )
@@ -33,7 +33,7 @@ class AssistantMessage(BaseModel):
     text: StrictStr
 
 
-class ToolInvocation(BaseModel):
+class ToolInvocation(JsonModel):
     model_config = ConfigDict(
         extra="forbid",
     )
@@ -55,7 +55,7 @@ class ToolInvocation(BaseModel):
     """
 
 
-class ConversationTool(BaseModel):
+class ConversationTool(JsonModel):
     model_config = ConfigDict(
         extra="forbid",
     )
@@ -76,7 +76,7 @@ ConversationEvent = TypeAliasType(
 )
 
 
-class CompletedConversation(BaseModel):
+class CompletedConversation(JsonModel):
     model_config = ConfigDict(
         extra="forbid",
     )
@@ -85,7 +85,7 @@ class CompletedConversation(BaseModel):
     events: Annotated[list[ConversationEvent], Field(min_length=2)]
 
 
-class StoppedConversation(BaseModel):
+class StoppedConversation(JsonModel):
     model_config = ConfigDict(
         extra="forbid",
     )
@@ -102,7 +102,7 @@ Conversation = TypeAliasType(
 )
 
 
-class PortableRunRecord(BaseModel):
+class PortableRunRecord(JsonModel):
     """
     Captures one subagent run. Harness-agnostic — each harness writes an adapter from its native transcript format to this shape. Downstream grading reads only this file.
     """

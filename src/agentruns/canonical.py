@@ -19,7 +19,7 @@ Status = Literal["queued", "running", "awaiting_human", "completed", "failed", "
 
 
 class _Frozen(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
 
 class Step(_Frozen):

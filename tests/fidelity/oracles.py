@@ -52,10 +52,17 @@ def structure_oracle(schema: dict[str, Any]) -> Oracle:
     return accepts
 
 
-def model_acceptor(model: type[BaseModel]) -> Callable[[Any], BaseModel | None]:
+def model_acceptor(model: type[BaseModel], mode: str = "json") -> Callable[[Any], BaseModel | None]:
+    """The model as a candidate: ``json`` validates the JSON text (``model_validate_json``);
+    ``python`` validates the value ``json.loads`` gives (what ``agentruns.io`` does, so the
+    text is parsed once)."""
+
     def accept(instance: Any) -> BaseModel | None:
+        text = json.dumps(instance, allow_nan=False)
         try:
-            return model.model_validate_json(json.dumps(instance, allow_nan=False))
+            if mode == "python":
+                return model.model_validate(json.loads(text))
+            return model.model_validate_json(text)
         except ValidationError:
             return None
 

@@ -171,9 +171,18 @@ def generate_instances(subject: Subject, count: int, seed: int) -> list[Any]:
     return found
 
 
-def run(subject: Subject, *, instances: int, mutations_per_instance: int, seed: int = 0) -> Report:
-    report = Report(subject.name)
-    accept = model_acceptor(subject.model)
+def run(
+    subject: Subject,
+    *,
+    instances: int,
+    mutations_per_instance: int,
+    seed: int = 0,
+    mode: str = "json",
+) -> Report:
+    report = Report(
+        subject.name if mode == "json" else f"{subject.name} (validated from parsed JSON)"
+    )
+    accept = model_acceptor(subject.model, mode)
     published = subject.published
     rng = random.Random(seed)
     constants = schema_constants(subject.source_schema)

@@ -10,7 +10,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import ClassVar, Literal
 
-from pydantic import MISSING, JsonValue, TypeAdapter
+from pydantic import MISSING, JsonValue
 
 from agentruns.canonical import Run, Step
 from agentruns.conversion import Derived, Format, Written
@@ -26,7 +26,6 @@ from agentruns.models import CortexRunJournal, Event, TranscriptRef
 CARRY_EVENT = "x-agentruns-carry"
 _CARRY_KEY = "carry"
 _ABSENT_KEY = "events_absent"
-_TRANSCRIPT_REF: TypeAdapter[TranscriptRef] = TypeAdapter(TranscriptRef)
 
 _POINTERS = {
     "ended_at": "/finished_at",
@@ -94,7 +93,7 @@ class CortexFormat(Format[CortexRunJournal]):
             next_action=record.next_action,
             transcript_refs=MISSING
             if refs is MISSING
-            else tuple(_TRANSCRIPT_REF.dump_python(ref, mode="json") for ref in refs),
+            else tuple(ref.model_dump(mode="json") for ref in refs),
         )
 
     def write(self, run: Run) -> Written[CortexRunJournal]:
@@ -124,7 +123,7 @@ class CortexFormat(Format[CortexRunJournal]):
             next_action=run.next_action,
             transcript_refs=MISSING
             if not isinstance(run.transcript_refs, tuple)
-            else [_TRANSCRIPT_REF.validate_python(ref) for ref in run.transcript_refs],
+            else [TranscriptRef.model_validate(ref) for ref in run.transcript_refs],
         )
         return Written(record, tuple(derived))
 

@@ -7,6 +7,7 @@ from other formats that it cannot hold is reported as lost.
 
 from __future__ import annotations
 
+from functools import cache
 from typing import ClassVar
 
 from pydantic import MISSING, JsonValue, TypeAdapter
@@ -16,7 +17,12 @@ from agentruns.conversion import Derived, Format, Written
 from agentruns.formats._shared import text_or_derived
 from agentruns.models import Conversation, PortableRunRecord, ToolInvocation
 
-_CONVERSATION: TypeAdapter[Conversation] = TypeAdapter(Conversation)
+
+@cache
+def _conversation() -> TypeAdapter[Conversation]:
+    """Built on first use, not at import (the models themselves defer building too)."""
+    return TypeAdapter(Conversation)
+
 
 _POINTERS = {
     "goal": "/prompt",
@@ -81,7 +87,7 @@ class PortableFormat(Format[PortableRunRecord]):
             run_index=record.run_index,
             conversation=MISSING
             if conversation is MISSING
-            else _CONVERSATION.dump_python(conversation, mode="json"),
+            else _conversation().dump_python(conversation, mode="json"),
         )
 
     def write(self, run: Run) -> Written[PortableRunRecord]:
@@ -118,7 +124,7 @@ class PortableFormat(Format[PortableRunRecord]):
             run_index=run.run_index,
             conversation=MISSING
             if run.conversation is MISSING
-            else _CONVERSATION.validate_python(run.conversation),
+            else _conversation().validate_python(run.conversation),
         )
         return Written(record, tuple(derived))
 
