@@ -54,3 +54,10 @@ def fidelity(session: nox.Session) -> None:
     """Print the differential fidelity report (`-- --profile long` for the long run)."""
     _install(session, "dev")
     session.run("python", "-m", "tests.fidelity", *session.posargs)
+
+
+@nox.session(python=PYTHON)
+def bench(session: nox.Session) -> None:
+    """Print the benchmarks (validate, convert, memory, import); `-- --records N` to size."""
+    _install(session, "dev")
+    session.run("python", "-m", "tests.bench", *session.posargs)

@@ -28,8 +28,8 @@ def _time(rng: random.Random, base: datetime) -> datetime:
     return base + timedelta(milliseconds=rng.randint(0, 3_600_000))
 
 
-def portable(rng: random.Random, index: int) -> dict[str, Any]:
-    calls = rng.randint(10, 60)
+def portable(rng: random.Random, index: int, scale: float = 1.0) -> dict[str, Any]:
+    calls = max(1, int(rng.randint(10, 60) * scale))
     return {
         "eval_id": f"eval-{index % 500:04d}",
         "condition": rng.choice(["with_skill", "without_skill", "old_skill", "new_skill"]),
@@ -56,7 +56,7 @@ def portable(rng: random.Random, index: int) -> dict[str, Any]:
     }
 
 
-def cortex(rng: random.Random, index: int) -> dict[str, Any]:
+def cortex(rng: random.Random, index: int, scale: float = 1.0) -> dict[str, Any]:
     base = datetime(2026, 8, 1, tzinfo=UTC) + timedelta(hours=index)
     events = sorted(_time(rng, base) for _ in range(rng.randint(10, 50)))
     return {
@@ -69,7 +69,7 @@ def cortex(rng: random.Random, index: int) -> dict[str, Any]:
         "kind": rng.choice(["plan", "implement", "validate", "merge"]),
         "status": rng.choice(["running", "completed", "failed"]),
         "phase": "implementing",
-        "activity": _text(rng, 60),
+        "activity": _text(rng, max(1, int(60 * scale))),
         "worktree_path": f"/Volumes/work/worktrees/M-{index:05d}",
         "branch": f"agent/M-{index:05d}",
         "base_commit": f"{rng.getrandbits(28):07x}",
@@ -82,7 +82,7 @@ def cortex(rng: random.Random, index: int) -> dict[str, Any]:
                 "type": rng.choice(["lock_acquired", "agent_invoked", "command_run", "checkpoint"]),
                 "phase": "implementing",
                 "status": "running",
-                "activity": _text(rng, rng.randint(10, 200)),
+                "activity": _text(rng, max(1, int(rng.randint(10, 200) * scale))),
                 "at": at.isoformat().replace("+00:00", "Z"),
                 "worker_pid": rng.randint(100, 99999),
             }
@@ -92,9 +92,9 @@ def cortex(rng: random.Random, index: int) -> dict[str, Any]:
     }
 
 
-def agentrun(rng: random.Random, index: int) -> dict[str, Any]:
+def agentrun(rng: random.Random, index: int, scale: float = 1.0) -> dict[str, Any]:
     base = datetime(2026, 5, 19, tzinfo=UTC) + timedelta(minutes=index)
-    steps = rng.randint(10, 60)
+    steps = max(1, int(rng.randint(10, 60) * scale))
     return {
         "run_id": f"run_{index:08d}",
         "agent_id": "support-triage-agent",
@@ -129,8 +129,9 @@ def agentrun(rng: random.Random, index: int) -> dict[str, Any]:
 GENERATORS = {"portable": portable, "cortex": cortex, "agentrun": agentrun}
 
 
-def lines(fmt: str, count: int, seed: int = 0) -> Iterator[str]:
+def lines(fmt: str, count: int, seed: int = 0, scale: float = 1.0) -> Iterator[str]:
+    """``count`` records as JSON lines; ``scale`` shrinks or grows the steps per record."""
     rng = random.Random(seed)
     make = GENERATORS[fmt]
     for index in range(count):
-        yield json.dumps(make(rng, index), ensure_ascii=False)
+        yield json.dumps(make(rng, index, scale), ensure_ascii=False)
