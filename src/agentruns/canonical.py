@@ -9,20 +9,22 @@ can carry them and come back whole.
 
 from __future__ import annotations
 
+from dataclasses import dataclass, fields
 from datetime import datetime
 from typing import Literal
 
-from pydantic import MISSING, BaseModel, ConfigDict, JsonValue
+from pydantic import MISSING, JsonValue
 
 Status = Literal["queued", "running", "awaiting_human", "completed", "failed", "canceled"]
 """Run status, in one vocabulary (cortex says ``canceled``, AgentRun ``cancelled``)."""
 
 
-class _Frozen(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
+# Plain frozen dataclasses, not pydantic models: readers build them from models that are
+# already validated, so validating again would only cost time (conversion builds thousands).
 
 
-class Step(_Frozen):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Step:
     """One thing that happened in a run: a tool call, a thought, a status event...
 
     Portable tool invocations, AgentRun steps and cortex events are all steps; ``kind`` says
@@ -45,7 +47,8 @@ class Step(_Frozen):
     """Properties beyond the declared ones (AgentRun steps and cortex events allow them)."""
 
 
-class Run(_Frozen):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Run:
     """A run of an AI agent, in every format's terms at once."""
 
     # -- shared by several formats ------------------------------------------------------
@@ -102,4 +105,4 @@ class Run(_Frozen):
     """Root properties beyond the declared ones (AgentRun allows them)."""
 
 
-FIELDS: tuple[str, ...] = tuple(Run.model_fields)
+FIELDS: tuple[str, ...] = tuple(f.name for f in fields(Run))

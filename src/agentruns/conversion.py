@@ -12,10 +12,11 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from functools import cache
 from typing import Any, ClassVar, Generic, TypeVar
 
-from pydantic import MISSING, BaseModel, JsonValue
+from pydantic import MISSING, BaseModel, JsonValue, TypeAdapter
 
 from agentruns.canonical import FIELDS, Run
 
@@ -187,9 +188,14 @@ def from_canonical(run: Run, to: type[M]) -> Written[M]:
 # -- carrying ---------------------------------------------------------------------------
 
 
+@cache
+def _run_adapter() -> TypeAdapter[Run]:
+    return TypeAdapter(Run)
+
+
 def _carry_payload(origin: str, run: Run, names: list[str]) -> dict[str, JsonValue]:
     present = {name for name in names if getattr(run, name) is not MISSING}
-    values: dict[str, JsonValue] = run.model_dump(mode="json", include=present)
+    values: dict[str, JsonValue] = _run_adapter().dump_python(run, mode="json", include=present)
     absent: list[JsonValue] = [name for name in names if name not in present]
     return {"version": CARRY_VERSION, "origin": origin, "fields": values, "absent": absent}
 
@@ -199,11 +205,11 @@ def _apply_carry(run: Run, payload: dict[str, JsonValue]) -> Run:
     absent = payload.get("absent")
     if payload.get("version") != CARRY_VERSION or not isinstance(fields, dict):
         raise ValueError("unrecognised carried data (x-agentruns-carry)")
-    restored = Run.model_validate(fields)
-    update: dict[str, object] = {name: getattr(restored, name) for name in fields}
+    restored = _run_adapter().validate_python(fields)
+    update: dict[str, Any] = {name: getattr(restored, name) for name in fields if name in FIELDS}
     if isinstance(absent, list):
         update.update({str(name): MISSING for name in absent if str(name) in FIELDS})
-    return run.model_copy(update=update)
+    return replace(run, **update)
 
 
 def _loss(source: Format[Any], target: Format[Any], name: str, run: Run, returned: Run) -> Loss:
