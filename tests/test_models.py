@@ -270,3 +270,10 @@ def test_agentrun_requires_goal() -> None:
     data = fixture("agentrun")
     del data["goal"]
     assert errors(AgentRun, data) == [("goal", "missing")]
+
+
+def test_infinity_is_rejected_because_json_cannot_hold_it() -> None:
+    data = fixture("agentrun")
+    run = AgentRun.model_validate_json(json.dumps(data))
+    with pytest.raises(ValidationError, match="finite number"):
+        AgentRun.model_validate({**run.model_dump(), "metrics": {"cost_usd": float("inf")}})

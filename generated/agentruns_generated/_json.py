@@ -40,9 +40,11 @@ class JsonModel(BaseModel):
 
     ``defer_build``: a model's validator is built on first use, not at import, so importing
     the package stays cheap for services that use a few of the models.
+    ``allow_inf_nan=False``: JSON has no NaN or infinity; a model holding one could not be
+    written back as JSON.
     """
 
-    model_config = ConfigDict(defer_build=True)
+    model_config = ConfigDict(defer_build=True, allow_inf_nan=False)
 
 
 def _integral(value: object) -> object:
