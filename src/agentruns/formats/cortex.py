@@ -119,7 +119,7 @@ class CortexFormat(Format[CortexRunJournal]):
             updated_at=run.updated_at,
             events=MISSING
             if not isinstance(run.steps, tuple)
-            else [_event(step, i, started_at, derived) for i, step in enumerate(run.steps)],
+            else _events(run.steps, started_at, derived),
             next_action=run.next_action,
             transcript_refs=MISSING
             if not isinstance(run.transcript_refs, tuple)
@@ -185,17 +185,31 @@ def _step(event: Event) -> Step:
     )
 
 
-def _event(step: Step, position: int, started_at: datetime, derived: list[Derived]) -> Event:
-    at = step.started_at
-    if not isinstance(at, datetime):
-        at = started_at
+def _events(steps: tuple[Step, ...], started_at: datetime, derived: list[Derived]) -> list[Event]:
+    events = [_event(step, started_at) for step in steps]
+    untimed = [i for i, step in enumerate(steps) if not isinstance(step.started_at, datetime)]
+    if len(untimed) == 1:
         derived.append(
             Derived(
-                f"/events/{position}/at",
-                at.isoformat(),
+                f"/events/{untimed[0]}/at",
+                started_at.isoformat(),
                 "the step has no time; the run's start time is used",
             )
         )
+    elif untimed:
+        # one entry, not one per event: a portable run has no times at all
+        derived.append(
+            Derived(
+                "/events",
+                started_at.isoformat(),
+                f"{len(untimed)} steps have no time; their `at` is the run's start time",
+            )
+        )
+    return events
+
+
+def _event(step: Step, started_at: datetime) -> Event:
+    at = step.started_at if isinstance(step.started_at, datetime) else started_at
     # A cortex event's own extras come back as extras; other steps' fields have no place here.
     extra: dict[str, JsonValue] = (
         dict(step.extra) if step.kind == "event" and isinstance(step.extra, dict) else {}
