@@ -89,6 +89,8 @@ class Format(ABC, Generic[M]):
 
     name: ClassVar[str]
     model: type[M]
+    pointers: ClassVar[dict[str, str]] = {}
+    """Canonical field -> JSON pointer in this format, where it is not ``/<field name>``."""
 
     @abstractmethod
     def read(self, record: M) -> Run:
@@ -98,9 +100,9 @@ class Format(ABC, Generic[M]):
     def write(self, run: Run) -> Written[M]:
         """The record for a run; derive (and report) what the format requires but the run lacks."""
 
-    @abstractmethod
     def pointer(self, field: str) -> str:
         """JSON pointer, in this format's documents, of the value behind a canonical field."""
+        return self.pointers.get(field, "/" + field)
 
     def carried(self, record: M) -> dict[str, JsonValue] | None:
         """Data carried for another format in this record, if any (see ``carry``)."""

@@ -52,10 +52,8 @@ _POINTERS = {
 
 class AgentRunFormat(Format[AgentRun]):
     name: ClassVar[str] = "agentrun"
+    pointers: ClassVar[dict[str, str]] = _POINTERS
     model = AgentRun
-
-    def pointer(self, field: str) -> str:
-        return _POINTERS.get(field, "/" + field)
 
     def read(self, record: AgentRun) -> Run:
         result, metrics = record.result, record.metrics

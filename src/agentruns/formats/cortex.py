@@ -58,10 +58,8 @@ _KINDS: dict[str, CortexKind] = {
 
 class CortexFormat(Format[CortexRunJournal]):
     name: ClassVar[str] = "cortex"
+    pointers: ClassVar[dict[str, str]] = _POINTERS
     model = CortexRunJournal
-
-    def pointer(self, field: str) -> str:
-        return _POINTERS.get(field, "/" + field)
 
     def read(self, record: CortexRunJournal) -> Run:
         events = record.events

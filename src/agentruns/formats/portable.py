@@ -58,10 +58,8 @@ def _result(value: JsonValue) -> ToolResult | MISSING:
 
 class PortableFormat(Format[PortableRunRecord]):
     name: ClassVar[str] = "portable"
+    pointers: ClassVar[dict[str, str]] = _POINTERS
     model = PortableRunRecord
-
-    def pointer(self, field: str) -> str:
-        return _POINTERS.get(field, "/" + field)
 
     def read(self, record: PortableRunRecord) -> Run:
         conversation = record.conversation
