@@ -12,14 +12,18 @@ import sys
 from collections.abc import Iterator
 from contextlib import ExitStack
 from dataclasses import dataclass, field
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING
 
 import click
+from pydantic import BaseModel
 
-from agentruns.conversion import LossError, convert
+from agentruns.conversion import Conversion, LossError, convert
 from agentruns.detect import MODELS, detect
 from agentruns.io import AtomicWriter, InputError, Layout, Record, layout_of, read_records, validate
 from agentruns.schemas import schema_text
+
+if TYPE_CHECKING:
+    from rich.progress import Progress
 
 FORMATS = sorted(MODELS)
 EXIT_OK, EXIT_INVALID, EXIT_USAGE = 0, 1, 2
@@ -57,7 +61,7 @@ def _records(paths: tuple[str, ...], layout: Layout | None, tally: _Tally) -> It
             _err(f"{error}")
 
 
-def _progress(quiet: bool, label: str) -> Any:
+def _progress(quiet: bool, label: str) -> Progress | None:
     """A rich progress display on stderr when it is a terminal, else nothing."""
     if quiet or not sys.stderr.isatty():
         return None
@@ -74,7 +78,7 @@ def _progress(quiet: bool, label: str) -> Any:
     return progress
 
 
-def _tick(progress: Any) -> None:
+def _tick(progress: Progress | None) -> None:
     if progress is not None:
         progress.advance(progress.task_ids[0])
 
@@ -237,7 +241,9 @@ def convert_command(
     sys.exit(EXIT_INVALID if tally.invalid or tally.unreadable else EXIT_OK)
 
 
-def _convert_one(record: Record, source: str, to: str, strict: bool) -> tuple[Any, str]:
+def _convert_one(
+    record: Record, source: str, to: str, strict: bool
+) -> tuple[Conversion[BaseModel] | None, str]:
     if record.error is not None:
         return None, record.error
     name, reason = _model_for(record, source)
@@ -261,7 +267,7 @@ def _reject(record: Record, error: str, out: IO[bytes] | AtomicWriter | None, qu
         out.write(json.dumps(line, ensure_ascii=True).encode("ascii") + b"\n")
 
 
-def _loss_line(record: Record, result: Any) -> bytes:
+def _loss_line(record: Record, result: Conversion[BaseModel]) -> bytes:
     return json.dumps(
         {
             "file": record.source,
@@ -275,7 +281,7 @@ def _loss_line(record: Record, result: Any) -> bytes:
     ).encode("utf-8")
 
 
-def _open_output(path: str, stack: ExitStack) -> Any:
+def _open_output(path: str, stack: ExitStack) -> IO[bytes] | AtomicWriter:
     if path == "-":
         return sys.stdout.buffer
     try:

@@ -122,10 +122,6 @@ def register(fmt: Format[M]) -> Format[M]:
     return fmt
 
 
-def formats() -> tuple[Format[Any], ...]:
-    return tuple(_REGISTRY.values())
-
-
 def format_for(model: type[M]) -> Format[M]:
     try:
         return _REGISTRY[model]
