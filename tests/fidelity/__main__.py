@@ -29,6 +29,12 @@ def main() -> int:
         action="store_true",
         help="judge models from plain datamodel-codegen (default options) instead",
     )
+    parser.add_argument(
+        "--mode",
+        choices=["json", "python"],
+        action="append",
+        help="validation path: the JSON text, or the parsed value (default: both)",
+    )
     args = parser.parse_args()
     if not format_checking_is_real():
         print(
@@ -44,13 +50,18 @@ def main() -> int:
     for name, subject in chosen.items():
         if args.only and name not in args.only:
             continue
-        started = time.perf_counter()
-        report = run(
-            subject, instances=instances, mutations_per_instance=per_instance, seed=args.seed
-        )
-        print(format_report(report))
-        print(f"  ({time.perf_counter() - started:.1f} s)")
-        failed = failed or report.total_disagreements > 0
+        for mode in args.mode or ["json", "python"]:
+            started = time.perf_counter()
+            report = run(
+                subject,
+                instances=instances,
+                mutations_per_instance=per_instance,
+                seed=args.seed,
+                mode=mode,
+            )
+            print(format_report(report))
+            print(f"  ({time.perf_counter() - started:.1f} s)")
+            failed = failed or report.total_disagreements > 0
     return 1 if failed else 0
 
 
