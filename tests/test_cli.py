@@ -58,11 +58,31 @@ def test_detect_names_the_format_of_each_line(mixed: Path) -> None:
     assert result.exit_code == 0
 
 
-def test_detect_explains_an_unknown_document(tmp_path: Path) -> None:
-    path = write(tmp_path / "odd.json", '{"run_id": "x", "dispatched_at": "2026-01-01T00:00:00Z"}')
+def test_detect_explains_an_incomplete_document_by_the_format_it_is_most_like(
+    tmp_path: Path,
+) -> None:
+    path = write(
+        tmp_path / "odd.json", '{"run_id": "x", "worktree_path": "/w", "status": "running"}'
+    )
     result = invoke("detect", str(path))
     assert result.exit_code == 1
-    assert "unknown format: closest is" in result.output
+    assert "most like cortex, which requires kind, schema_version, started_at" in result.output
+
+
+def test_detect_rejects_a_document_with_nothing_of_any_format(tmp_path: Path) -> None:
+    path = write(tmp_path / "odd.json", '{"hello": "world"}')
+    assert "unknown format: no property of any known format" in invoke("detect", str(path)).output
+
+
+def test_validate_reports_an_incomplete_record_against_the_format_it_is_most_like(
+    mixed: Path,
+) -> None:
+    data = json.loads(CORTEX)
+    del data["kind"]
+    path = write(mixed.parent / "incomplete.json", json.dumps(data))
+    result = invoke("validate", str(path))
+    assert f"{path}:1: /: not a complete record of any format; most like cortex" in result.stdout
+    assert f"{path}:1: /kind: Field required" in result.stdout
 
 
 # -- validate ----------------------------------------------------------------------------

@@ -84,10 +84,12 @@ def _tick(progress: Progress | None) -> None:
 
 
 def _model_for(record: Record, chosen: str) -> tuple[str | None, str]:
+    """The format to validate against: the chosen one, the detected one, or -- for a document
+    no format fully matches -- the one it is most like, so its errors say what is wrong."""
     if chosen != "auto":
         return chosen, ""
     found = detect(record.value)
-    return found.format, found.reason
+    return found.format or found.closest, found.reason
 
 
 @click.group(epilog=_EPILOG, context_settings={"help_option_names": ["-h", "--help"]})
@@ -144,6 +146,8 @@ def validate_command(files: tuple[str, ...], fmt: str, jsonl: bool, quiet: bool)
                 problems = [("", record.error or "")]
             else:
                 _, problems = validate(record, MODELS[name])
+                if problems and reason:  # guessed from the closest format: say so first
+                    problems = [("", reason), *problems]
             if problems:
                 tally.invalid += 1
                 if not quiet:

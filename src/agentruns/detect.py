@@ -26,10 +26,18 @@ _REQUIRED: dict[str, frozenset[str]] = {
 }
 
 
+_DECLARED: dict[str, frozenset[str]] = {
+    name: frozenset(model.model_fields) for name, model in MODELS.items()
+}
+
+
 @dataclass(frozen=True)
 class Detection:
     format: str | None
     reason: str
+    closest: str | None = None
+    """For an unknown document: the format whose properties it uses most (validate against it
+    to tell the user what is wrong), if it uses any."""
 
 
 def detect(value: JsonValue) -> Detection:
@@ -41,10 +49,18 @@ def detect(value: JsonValue) -> Detection:
     if len(matching) == 1:
         return Detection(matching[0], f"has every property {matching[0]} requires")
     if not matching:
-        closest = min(_REQUIRED, key=lambda n: (len(_REQUIRED[n] - keys), n))
+        # most like: the format whose declared properties it uses most, then fewest missing
+        closest = max(
+            _DECLARED,
+            key=lambda n: (len(_DECLARED[n] & keys), -len(_REQUIRED[n] - keys), n),
+        )
+        if not _DECLARED[closest] & keys:
+            return Detection(None, "unknown format: no property of any known format")
         missing = ", ".join(sorted(_REQUIRED[closest] - keys))
         return Detection(
-            None, f"unknown format: closest is {closest}, which also requires {missing}"
+            None,
+            f"not a complete record of any format; most like {closest}, which requires {missing}",
+            closest,
         )
     valid = [name for name in matching if _accepts(MODELS[name], value)]
     if len(valid) == 1:
