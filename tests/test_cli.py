@@ -4,6 +4,7 @@ no valid record lost."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -330,3 +331,44 @@ def test_the_installed_console_script_reports_without_traceback(tmp_path: Path) 
     assert completed.returncode == 1
     assert "Traceback" not in completed.stderr + completed.stdout
     assert "invalid UTF-8" in completed.stdout
+
+
+def _run_with_stderr(tmp_path: Path, *args: str, terminal: bool) -> str:
+    """Run the installed command with stderr on a pseudo-terminal (or a pipe); return stderr."""
+    import pty
+
+    script = str(Path(sys.executable).parent / "agentruns")
+    if not terminal:
+        return subprocess.run([script, *args], capture_output=True, text=True, check=False).stderr
+    leader, follower = pty.openpty()
+    process = subprocess.Popen([script, *args], stdout=subprocess.DEVNULL, stderr=follower)
+    os.close(follower)
+    chunks = []
+    while True:
+        try:
+            chunk = os.read(leader, 4096)
+        except OSError:  # the child closed the terminal
+            break
+        if not chunk:
+            break
+        chunks.append(chunk)
+    process.wait()
+    os.close(leader)
+    return b"".join(chunks).decode("utf-8", errors="replace")
+
+
+def test_progress_is_shown_on_a_terminal_and_silent_when_piped(mixed: Path, tmp_path: Path) -> None:
+    out = str(tmp_path / "out.jsonl")
+    on_terminal = _run_with_stderr(
+        tmp_path, "convert", "--to", "agentrun", str(mixed), "-o", out, terminal=True
+    )
+    piped = _run_with_stderr(
+        tmp_path, "convert", "--to", "agentrun", str(mixed), "-o", out, terminal=False
+    )
+    assert "converted 4 records" in on_terminal
+    assert "converted 4 records" not in piped
+    assert "4 records in: 3 converted, 1 rejected" in piped
+    quiet = _run_with_stderr(
+        tmp_path, "convert", "-q", "--to", "agentrun", str(mixed), "-o", out, terminal=True
+    )
+    assert "converted 4 records" not in quiet
