@@ -26,10 +26,12 @@ from datamodel_code_generator import (
     TargetPydanticVersion,
     generate,
 )
+from datamodel_code_generator import Error as GeneratorError
 from datamodel_code_generator.enums import DataModelType, StrictTypes
 from datamodel_code_generator.format import Formatter
 
 from codegen._json import JsonObject, dump_json
+from codegen.diagnostics import CodegenError, Diagnostic
 from codegen.normalize import FORMAT_TYPES, JSON_VALUE
 
 GENERATOR_VERSION = _version("datamodel-code-generator")
@@ -67,39 +69,49 @@ def generate_models(schema: JsonObject, *, class_name: str, source: ModelSource)
         # The generator announces future default changes; every default we rely on is
         # pinned explicitly below, so the notice is noise in the build output.
         warnings.simplefilter("ignore", FutureWarning)
-        output = generate(
-            dump_json(schema),
-            input_file_type=InputFileType.JsonSchema,
-            output_model_type=DataModelType.PydanticV2BaseModel,
-            target_python_version=PythonVersion.PY_311,
-            target_pydantic_version=TargetPydanticVersion.V2_14,
-            class_name=class_name,
-            custom_file_header=header(source),
-            disable_timestamp=True,
-            formatters=[Formatter.BUILTIN],
-            use_missing_sentinel=True,
-            use_annotated=True,
-            field_constraints=True,
-            use_standard_collections=True,
-            use_union_operator=True,
-            use_double_quotes=True,
-            use_schema_description=True,
-            use_field_description=True,
-            enum_field_as_literal=LiteralType.All,
-            use_title_as_name=True,
-            use_type_alias=True,
-            base_class=f"{RUNTIME_MODULE}.JsonModel",
-            strict_types=[StrictTypes.str, StrictTypes.int, StrictTypes.float, StrictTypes.bool],
-            output_datetime_class=DatetimeClassType.Awaredatetime,
-            type_overrides={
-                JSON_VALUE: "pydantic.JsonValue",
-                **{name: f"{RUNTIME_MODULE}.{name}" for name in FORMAT_TYPES.values()},
-            },
-            allow_remote_refs=False,
-        )
+        try:
+            output = _generate(schema, class_name, source)
+        except GeneratorError as error:
+            raise CodegenError(
+                [Diagnostic(source.schema_path, "", f"datamodel-code-generator: {error}")]
+            ) from None
     if not isinstance(output, str):
         raise TypeError("datamodel-code-generator returned several modules for one schema")
     return tidy(constrained_json_ints(constraints_inside_optional(json_semantics(output))))
+
+
+def _generate(schema: JsonObject, class_name: str, source: ModelSource) -> object:
+    return generate(
+        dump_json(schema),
+        input_file_type=InputFileType.JsonSchema,
+        output_model_type=DataModelType.PydanticV2BaseModel,
+        target_python_version=PythonVersion.PY_311,
+        target_pydantic_version=TargetPydanticVersion.V2_14,
+        class_name=class_name,
+        custom_file_header=header(source),
+        disable_timestamp=True,
+        formatters=[Formatter.BUILTIN],
+        use_missing_sentinel=True,
+        use_annotated=True,
+        field_constraints=True,
+        use_standard_collections=True,
+        use_union_operator=True,
+        use_double_quotes=True,
+        use_schema_description=True,
+        use_field_description=True,
+        enum_field_as_literal=LiteralType.All,
+        use_title_as_name=True,
+        use_type_alias=True,
+        base_class=f"{RUNTIME_MODULE}.JsonModel",
+        strict_types=[StrictTypes.str, StrictTypes.int, StrictTypes.float, StrictTypes.bool],
+        output_datetime_class=DatetimeClassType.Awaredatetime,
+        type_overrides={
+            JSON_VALUE: "pydantic.JsonValue",
+            **{name: f"{RUNTIME_MODULE}.{name}" for name in FORMAT_TYPES.values()},
+        },
+        allow_remote_refs=False,
+        strict_refs=True,
+    )
 
 
 # -- constraints on optional fields ---------------------------------------------------------

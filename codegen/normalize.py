@@ -81,6 +81,9 @@ class _Normalizer:
         self._format_types: set[str] = set()
 
     def run(self) -> JsonObject:
+        self._check_refs(self._root, "")
+        if self._sink.errors:
+            return self._root
         self._name_item_unions()
         self._split_conditionals()
         self._walk(self._root, "", value_position=False)
@@ -105,6 +108,28 @@ class _Normalizer:
         return self._root
 
     # -- helpers --------------------------------------------------------------------
+
+    def _check_refs(self, node: Json, at: str) -> None:
+        """Every $ref must stay in the document and resolve (nothing is ever fetched)."""
+        if isinstance(node, list):
+            for index, sub in enumerate(node):
+                self._check_refs(sub, f"{at}/{index}")
+            return
+        if not isinstance(node, dict):
+            return
+        ref = node.get("$ref")
+        if isinstance(ref, str):
+            if not ref.startswith("#"):
+                self._sink.error(
+                    at + "/$ref",
+                    f"reference {ref!r} leaves the document; remote references are refused "
+                    "(the build step never fetches anything)",
+                )
+            elif self._resolve(node) is None:
+                self._sink.error(at + "/$ref", f"reference {ref!r} does not resolve")
+        for key, sub in node.items():
+            if key not in ("enum", "const", "examples", "default"):
+                self._check_refs(sub, at + pointer(key))
 
     def _json_value_ref(self) -> JsonObject:
         self._uses_json_value = True
