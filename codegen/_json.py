@@ -25,7 +25,10 @@ def load_json(path: Path) -> Json:
             result[key] = value
         return result
 
-    text = path.read_text(encoding="utf-8")
+    try:
+        text = path.read_bytes().decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise ValueError(f"{path}: not UTF-8 (byte {error.start})") from None
     try:
         value: Json = json.loads(text, object_pairs_hook=_no_duplicates)
     except json.JSONDecodeError as error:

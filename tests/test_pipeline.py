@@ -291,3 +291,12 @@ def test_model_refuses_a_remote_json_schema_reference(
     )
     assert main(["model", str(schema), "--out", str(tmp_path / "r.py")]) == 1
     assert "remote references are refused" in capsys.readouterr().err
+
+
+def test_a_schema_that_is_not_utf8_is_a_clear_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    schema = tmp_path / "latin1.json"
+    schema.write_bytes(b'{"description": "caf\xe9"}')
+    assert main(["translate", str(schema)]) == 1
+    assert f"{schema}: not UTF-8" in capsys.readouterr().err
