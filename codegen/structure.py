@@ -27,13 +27,37 @@ _INT_RANGES: dict[str, tuple[int, int]] = {
     "uint32": (0, 2**32 - 1),
 }
 
-# Integers too wide for an IEEE double travel as strings (spec: "int64 ... string").
-# JSON Schema cannot compare a string numerically, so the pattern bounds the digit count.
+
+def _up_to(limit: int) -> str:
+    """A regex for the decimal integers 0..limit (RFC 8259 ``int``: no leading zeros)."""
+    digits = str(limit)
+    length = len(digits)
+    alternatives = ["0"]
+    if length > 1:  # every shorter number
+        alternatives.append("[1-9]" + (f"[0-9]{{0,{length - 2}}}" if length > 2 else ""))
+    for i, char in enumerate(digits):  # same length: equal up to i, smaller at i
+        low, high = (1 if i == 0 else 0), int(char) - 1
+        if high >= low:
+            chosen = str(low) if high == low else f"[{low}-{high}]"
+            rest = length - i - 1
+            alternatives.append(digits[:i] + chosen + (f"[0-9]{{{rest}}}" if rest else ""))
+    alternatives.append(digits)
+    return "(?:" + "|".join(dict.fromkeys(alternatives)) + ")"
+
+
+def _integer_pattern(bits: int, *, signed: bool) -> str:
+    if not signed:
+        return f"^{_up_to(2**bits - 1)}$"
+    return f"^(?:{_up_to(2 ** (bits - 1) - 1)}|-{_up_to(2 ** (bits - 1))})$"
+
+
+# Integers too wide for an IEEE double travel as strings ("[minus] int", RFC 8259), and the
+# spec bounds their value; the patterns encode the exact ranges.
 _STRING_INTEGERS: dict[str, str] = {
-    "int64": r"^-?(0|[1-9][0-9]{0,18})$",
-    "uint64": r"^(0|[1-9][0-9]{0,19})$",
-    "int128": r"^-?(0|[1-9][0-9]{0,38})$",
-    "uint128": r"^(0|[1-9][0-9]{0,38})$",
+    "int64": _integer_pattern(64, signed=True),
+    "uint64": _integer_pattern(64, signed=False),
+    "int128": _integer_pattern(128, signed=True),
+    "uint128": _integer_pattern(128, signed=False),
 }
 _DECIMAL_PATTERN = r"^-?(0|[1-9][0-9]*)(\.[0-9]+)?$"
 

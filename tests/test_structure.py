@@ -476,3 +476,24 @@ def test_conditional_composition_is_translated_recursively() -> None:
     schema = translate(document, source="t.json").schema
     assert accepts(schema, {"a": "x", "b": "y"})
     assert not accepts(schema, {"a": "x"})
+
+
+@pytest.mark.parametrize(
+    ("name", "low", "high"),
+    [
+        ("int64", -(2**63), 2**63 - 1),
+        ("uint64", 0, 2**64 - 1),
+        ("int128", -(2**127), 2**127 - 1),
+        ("uint128", 0, 2**128 - 1),
+    ],
+)
+def test_wide_integers_are_bounded_exactly_by_their_pattern(name: str, low: int, high: int) -> None:
+    assert value_accepted(name, str(high))
+    assert value_accepted(name, str(low))
+    assert not value_accepted(name, str(high + 1))
+    assert not value_accepted(name, str(low - 1))
+
+
+@pytest.mark.parametrize("text", ["01", "+1", " 1", "1.0", "", "-"])
+def test_wide_integers_follow_the_rfc_8259_int_syntax(text: str) -> None:
+    assert not value_accepted("int64", text)
