@@ -77,7 +77,8 @@ def generate_models(schema: JsonObject, *, class_name: str, source: ModelSource)
             ) from None
     if not isinstance(output, str):
         raise TypeError("datamodel-code-generator returned several modules for one schema")
-    return tidy(constrained_json_ints(constraints_inside_optional(json_semantics(output))))
+    code = constrained_json_ints(constraints_inside_optional(json_semantics(output)))
+    return tidy(rule_validators(code))
 
 
 def _generate(schema: JsonObject, class_name: str, source: ModelSource) -> object:
@@ -111,7 +112,57 @@ def _generate(schema: JsonObject, class_name: str, source: ModelSource) -> objec
         },
         allow_remote_refs=False,
         strict_refs=True,
+        # rules no type can carry (see normalize.py) become the model's published allOf
+        model_extra_keys_without_x_prefix={"x-allOf"},
     )
+
+
+# -- rules no type can carry ----------------------------------------------------------------
+
+_RULE_VALIDATOR = """
+    @model_validator(mode="after")
+    def _check_schema_rules(self) -> Self:
+        \"\"\"Enforce the schema rules in this model's ``allOf`` (``not``, if/then/else).\"\"\"
+        check_rules(self)
+        return self
+"""
+
+
+def rule_validators(code: str) -> str:
+    """Give every model whose config carries lifted rules a validator that enforces them."""
+    tree = ast.parse(code)
+    lines = code.splitlines(keepends=True)
+    ends: list[int] = []
+    for node in tree.body:
+        if isinstance(node, ast.ClassDef) and _has_rules(node):
+            assert node.end_lineno is not None
+            ends.append(node.end_lineno)
+    if not ends:
+        return code
+    for end in sorted(ends, reverse=True):
+        lines.insert(end, _RULE_VALIDATOR)
+    imports = (
+        "from typing import Self\n\n"
+        "from pydantic import model_validator\n\n"
+        f"from {RUNTIME_MODULE} import check_rules\n"
+    )
+    marker = "from __future__ import annotations\n"
+    return "".join(lines).replace(marker, marker + "\n" + imports, 1)
+
+
+def _has_rules(node: ast.ClassDef) -> bool:
+    for statement in node.body:
+        if (
+            isinstance(statement, ast.Assign)
+            and any(isinstance(t, ast.Name) and t.id == "model_config" for t in statement.targets)
+            and isinstance(statement.value, ast.Call)
+        ):
+            for keyword in statement.value.keywords:
+                if keyword.arg == "json_schema_extra" and isinstance(keyword.value, ast.Dict):
+                    keys = [k.value for k in keyword.value.keys if isinstance(k, ast.Constant)]
+                    if "allOf" in keys:
+                        return True
+    return False
 
 
 # -- constraints on optional fields ---------------------------------------------------------

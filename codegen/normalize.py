@@ -43,6 +43,17 @@ _SCHEMA_VALUES = (
     "contains",
     "propertyNames",
 )
+_RULE_KEYWORDS = ("not", "if", "then", "else")
+# What agentruns_generated._json.satisfies evaluates (plus annotations, which it ignores).
+_EVALUATED = frozenset(
+    {
+        "type", "const", "enum", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum",
+        "multipleOf", "minLength", "maxLength", "pattern", "format", "minItems", "maxItems",
+        "uniqueItems", "items", "required", "properties", "additionalProperties",
+        "minProperties", "maxProperties", "allOf", "anyOf", "oneOf", "not", "if", "then", "else",
+        "title", "description", "examples", "default", "$comment",
+    }
+)  # fmt: skip
 _ANNOTATION_ONLY = frozenset(
     {
         "description",
@@ -377,36 +388,97 @@ class _Normalizer:
         return True
 
     def _reject_remaining_conditionals(self, node: Json, at: str) -> None:
-        """Refuse what the generator would drop silently: if/then/else and not."""
+        """Lift ``not`` and if/then/else the types cannot carry into model-level rules.
+
+        The generator would drop them silently. Each is moved, as plain JSON Schema, into
+        ``x-allOf`` of the object schema that owns it (wrapped in the ``properties``/``items``
+        path that led there), which the generator publishes as the model's ``allOf`` and the
+        driver enforces with a validator. What cannot be lifted exactly is an error.
+        """
+        self._lift(node, at, owner=None, path=())
+
+    def _lift(
+        self, node: Json, at: str, *, owner: JsonObject | None, path: tuple[tuple[str, str], ...]
+    ) -> None:
         if isinstance(node, list):
-            for index, sub in enumerate(node):
-                self._reject_remaining_conditionals(sub, f"{at}/{index}")
             return
         if not isinstance(node, dict):
             return
-        if "if" in node:
+        if isinstance(node.get("properties"), dict):
+            owner, path = node, ()
+        if any(key in node for key in _RULE_KEYWORDS):
+            self._lift_here(node, at, owner, path)
+        for key, sub in list(node.items()):  # lifting adds x-allOf to owners as it goes
+            if key in ("enum", "const", "examples", "default", "x-allOf"):
+                continue
+            if key in ("properties", "patternProperties") and isinstance(sub, dict):
+                for name, member in sub.items():
+                    step = (key, name)
+                    self._lift(member, at + pointer(key, name), owner=owner, path=(*path, step))
+            elif key in ("definitions", "$defs") and isinstance(sub, dict):
+                for name, member in sub.items():
+                    self._lift(member, at + pointer(key, name), owner=None, path=())
+            elif key in ("items", "additionalProperties") and isinstance(sub, dict):
+                self._lift(sub, at + pointer(key), owner=owner, path=(*path, (key, "")))
+            elif key == "allOf" and isinstance(sub, list):
+                for index, member in enumerate(sub):
+                    self._lift(member, at + pointer(key, index), owner=owner, path=path)
+            elif isinstance(sub, list):
+                for index, member in enumerate(sub):
+                    # a branch of anyOf/oneOf/prefixItems: a rule there cannot move up
+                    self._lift(member, at + pointer(key, index), owner=None, path=())
+            elif isinstance(sub, dict):
+                self._lift(sub, at + pointer(key), owner=None, path=())
+
+    def _lift_here(
+        self, node: JsonObject, at: str, owner: JsonObject | None, path: tuple[tuple[str, str], ...]
+    ) -> None:
+        found = [key for key in _RULE_KEYWORDS if key in node]
+        if owner is None:
             self._sink.error(
                 at,
-                "if/then/else is not expressible by datamodel-code-generator (it would be dropped "
-                "silently); supported form: in a definition with additionalProperties false, "
-                "if {properties: {P: {const: V}}, required: [P]} then {required | not anyOf "
-                "required}, with P an enum property",
+                f"{'/'.join(found)} here cannot be enforced: it is not inside an object with "
+                "properties (the generator would drop it silently)",
             )
-        if "not" in node:
+            return
+        rule: JsonObject = {key: node.pop(key) for key in found}
+        inlined = self._inline_refs(rule, at, frozenset())
+        unsupported = sorted(_keywords_of(inlined) - _EVALUATED)
+        if unsupported:
             self._sink.error(
-                at + "/not",
-                "'not' is not expressible by datamodel-code-generator (it would be dropped "
-                "silently); it is supported only inside the if/then form above",
+                at, f"{'/'.join(found)} uses keywords the rule evaluator lacks: {unsupported}"
             )
-        for key, sub in node.items():
-            if key in ("enum", "const", "examples", "default"):
-                continue
-            if key in _SCHEMA_MAPS and isinstance(sub, dict):
-                # keys here are names (a property may be called "not"), values are schemas
-                for name, member in sub.items():
-                    self._reject_remaining_conditionals(member, at + pointer(key, name))
-                continue
-            self._reject_remaining_conditionals(sub, at + pointer(key))
+            return
+        for kind, name in reversed(path):
+            inlined = (
+                {kind: {name: inlined}}
+                if kind in ("properties", "patternProperties")
+                else {kind: inlined}
+            )
+        rules = owner.setdefault("x-allOf", [])
+        assert isinstance(rules, list)
+        rules.append(inlined)
+        self._sink.warn(
+            at,
+            f"{'/'.join(found)} is enforced by a model validator and published in the model's "
+            "allOf (no type can carry it)",
+        )
+
+    def _inline_refs(self, node: Json, at: str, seen: frozenset[str]) -> Json:
+        if isinstance(node, list):
+            return [self._inline_refs(sub, at, seen) for sub in node]
+        if not isinstance(node, dict):
+            return node
+        ref = node.get("$ref")
+        if isinstance(ref, str):
+            if ref in seen:
+                self._sink.error(at, f"recursive reference {ref!r} inside a lifted rule")
+                return {}
+            target = self._resolve(node)
+            rest = {k: v for k, v in node.items() if k != "$ref"}
+            resolved = self._inline_refs(copy.deepcopy(target), at, seen | {ref})
+            return {"allOf": [resolved, rest]} if rest else resolved
+        return {key: self._inline_refs(value, at, seen) for key, value in node.items()}
 
     # -- discriminators -------------------------------------------------------------
 
@@ -418,7 +490,7 @@ class _Normalizer:
         if not isinstance(node, dict):
             return
         for key, sub in node.items():
-            if key not in ("enum", "const", "examples", "default"):
+            if key not in ("enum", "const", "examples", "default", "x-allOf"):
                 self._add_discriminators(sub)
         for key in ("oneOf", "anyOf"):
             members = node.get(key)
@@ -528,3 +600,20 @@ def _name_union_items(owner: str, property_name: str, node: Json) -> None:
         return
     singular = property_name[:-1] if property_name.endswith("s") else f"{property_name}_item"
     items["title"] = _pascal(owner) + _pascal(singular)
+
+
+def _keywords_of(schema: Json) -> set[str]:
+    """Every keyword used in a schema (property names excluded)."""
+    found: set[str] = set()
+    if isinstance(schema, list):
+        for member in schema:
+            found |= _keywords_of(member)
+    elif isinstance(schema, dict):
+        for key, value in schema.items():
+            found.add(key)
+            if key == "properties" and isinstance(value, dict):
+                for member in value.values():
+                    found |= _keywords_of(member)
+            elif key not in ("const", "enum", "examples", "default"):
+                found |= _keywords_of(value)
+    return found

@@ -77,11 +77,13 @@ def test_datetimes_compare_as_instants_when_checking_round_trips() -> None:
     assert not same_json({"n": 1}, {"n": True})
 
 
+@pytest.mark.parametrize("mode", ["json", "python"])
 @pytest.mark.parametrize("name", sorted(KEYWORD_SCHEMAS))
 def test_models_from_small_schemas_agree_with_jsonschema_per_keyword(
-    name: str, tmp_path: Path
+    name: str, mode: str, tmp_path: Path
 ) -> None:
-    report = run(keyword_subject(name, tmp_path), instances=20, mutations_per_instance=25)
+    subject = keyword_subject(name, tmp_path)
+    report = run(subject, instances=20, mutations_per_instance=25, mode=mode)
     assert report.total_disagreements == 0, format_report(report)
     assert not report.published_disagreements, format_report(report)
 

@@ -202,7 +202,7 @@ def test_model_refuses_a_remote_reference_without_fetching(
     assert not (tmp_path / "r.py").exists()
 
 
-def test_model_refuses_an_if_then_it_cannot_express(
+def test_model_lifts_a_general_if_then_into_an_enforced_published_rule(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     schema = tmp_path / "cond.schema.json"
@@ -217,8 +217,20 @@ def test_model_refuses_an_if_then_it_cannot_express(
             }
         )
     )
-    assert main(["model", str(schema), "--out", str(tmp_path / "c.py")]) == 1
-    assert "if/then/else is not expressible" in capsys.readouterr().err
+    out = tmp_path / "cond.py"
+    assert main(["model", str(schema), "--out", str(out)]) == 0
+    assert "enforced by a model validator" in capsys.readouterr().err
+    spec = importlib.util.spec_from_file_location("cond_models", out)
+    assert spec is not None
+    assert spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["cond_models"] = module
+    spec.loader.exec_module(module)
+    assert module.Cond.model_validate({"a": 1}).a == 1
+    assert module.Cond.model_validate({"a": 7, "b": "x"}).b == "x"
+    with pytest.raises(ValueError, match="schema rule"):
+        module.Cond.model_validate({"a": 7})
+    assert module.Cond.model_json_schema()["allOf"][0]["then"] == {"required": ["b"]}
 
 
 def test_a_malformed_schema_is_a_clear_error(

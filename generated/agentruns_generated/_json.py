@@ -13,6 +13,7 @@ exactly what its schema accepts. The JSON Schema the models publish is unchanged
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from datetime import datetime
 from typing import Annotated, TypeAlias
 
@@ -133,3 +134,147 @@ UriReference: TypeAlias = Annotated[
     WithJsonSchema({"type": "string", "format": "uri-reference"}),
 ]
 """A URI or a relative reference (``format: uri-reference``; JSON Structure ``uri``)."""
+
+
+# -- schema rules the types cannot carry -------------------------------------------------
+# `not` and if/then/else have no type-level form in pydantic. The build step lifts them, as
+# plain JSON Schema, into the owning model's `json_schema_extra["allOf"]` (so the schema the
+# model publishes states them too) and adds a validator that evaluates them here. The
+# evaluator covers the keywords the build step lets through; anything else is refused at
+# generation time.
+
+
+def _is_integer(value: object) -> bool:
+    return (isinstance(value, int) and not isinstance(value, bool)) or (
+        isinstance(value, float) and value.is_integer()
+    )
+
+
+def _json_equal(a: object, b: object) -> bool:
+    if isinstance(a, bool) or isinstance(b, bool):
+        return a is b
+    if isinstance(a, int | float) and isinstance(b, int | float):
+        return a == b
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(_json_equal(x, y) for x, y in zip(a, b, strict=True))
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(_json_equal(a[k], b[k]) for k in a)
+    return type(a) is type(b) and a == b
+
+
+def _is_number(value: object) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+_TYPES: dict[str, Callable[[object], bool]] = {
+    "null": lambda v: v is None,
+    "boolean": lambda v: isinstance(v, bool),
+    "integer": _is_integer,
+    "number": _is_number,
+    "string": lambda v: isinstance(v, str),
+    "array": lambda v: isinstance(v, list),
+    "object": lambda v: isinstance(v, dict),
+}
+
+
+def _format_ok(name: str, value: object) -> bool:
+    if not isinstance(value, str):
+        return True
+    if name == "date-time":
+        return _RFC3339_DATETIME.match(value) is not None
+    if name == "uri":
+        return _URI.match(value) is not None
+    if name == "uri-reference":
+        return _URI.match(value) is not None or _RELATIVE_REF.match(value) is not None
+    return True
+
+
+def satisfies(value: object, schema: object) -> bool:
+    """Whether a JSON value satisfies a (reference-free) JSON Schema."""
+    if schema is True or schema == {}:
+        return True
+    if schema is False or not isinstance(schema, dict):
+        return False
+    declared = schema.get("type")
+    if declared is not None:
+        names = declared if isinstance(declared, list) else [declared]
+        if not any(_TYPES[n](value) for n in names):
+            return False
+    if "const" in schema and not _json_equal(value, schema["const"]):
+        return False
+    if "enum" in schema and not any(_json_equal(value, e) for e in schema["enum"]):
+        return False
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        if "minimum" in schema and not value >= schema["minimum"]:
+            return False
+        if "maximum" in schema and not value <= schema["maximum"]:
+            return False
+        if "exclusiveMinimum" in schema and not value > schema["exclusiveMinimum"]:
+            return False
+        if "exclusiveMaximum" in schema and not value < schema["exclusiveMaximum"]:
+            return False
+        if "multipleOf" in schema and (value / schema["multipleOf"]) % 1 != 0:
+            return False
+    if isinstance(value, str):
+        if "minLength" in schema and len(value) < schema["minLength"]:
+            return False
+        if "maxLength" in schema and len(value) > schema["maxLength"]:
+            return False
+        if "pattern" in schema and re.search(schema["pattern"], value) is None:
+            return False
+        if "format" in schema and not _format_ok(schema["format"], value):
+            return False
+    if isinstance(value, list):
+        if "minItems" in schema and len(value) < schema["minItems"]:
+            return False
+        if "maxItems" in schema and len(value) > schema["maxItems"]:
+            return False
+        if schema.get("uniqueItems") and any(
+            _json_equal(a, b) for i, a in enumerate(value) for b in value[i + 1 :]
+        ):
+            return False
+        if "items" in schema and not all(satisfies(item, schema["items"]) for item in value):
+            return False
+    if isinstance(value, dict):
+        required = schema.get("required", [])
+        if any(name not in value for name in required):
+            return False
+        properties = schema.get("properties", {})
+        for name, sub in properties.items():
+            if name in value and not satisfies(value[name], sub):
+                return False
+        if "additionalProperties" in schema:
+            extra = [k for k in value if k not in properties]
+            if not all(satisfies(value[k], schema["additionalProperties"]) for k in extra):
+                return False
+        if "minProperties" in schema and len(value) < schema["minProperties"]:
+            return False
+        if "maxProperties" in schema and len(value) > schema["maxProperties"]:
+            return False
+    if not all(satisfies(value, sub) for sub in schema.get("allOf", [])):
+        return False
+    if "anyOf" in schema and not any(satisfies(value, sub) for sub in schema["anyOf"]):
+        return False
+    if "oneOf" in schema and sum(satisfies(value, sub) for sub in schema["oneOf"]) != 1:
+        return False
+    if "not" in schema and satisfies(value, schema["not"]):
+        return False
+    if "if" in schema:
+        branch = "then" if satisfies(value, schema["if"]) else "else"
+        if branch in schema and not satisfies(value, schema[branch]):
+            return False
+    return True
+
+
+def check_rules(model: BaseModel) -> None:
+    """Raise unless the model, as JSON, satisfies the rules lifted into its ``allOf``."""
+    extra = model.model_config.get("json_schema_extra")
+    rules = extra.get("allOf") if isinstance(extra, dict) else None
+    if not isinstance(rules, list) or not rules:
+        return
+    document = model.model_dump(mode="json", by_alias=True)
+    for rule in rules:
+        if not satisfies(document, rule):
+            raise PydanticCustomError(
+                "schema_rule", "Input does not satisfy the schema rule {rule}", {"rule": rule}
+            )

@@ -14,9 +14,8 @@ from typing import Any
 from pydantic import BaseModel
 
 from codegen.driver import ModelSource
-from codegen.normalize import normalize
 from codegen.pipeline import model_source
-from tests.fidelity.oracles import Subject, json_schema_oracle
+from tests.fidelity.oracles import Subject, _generation_schema, json_schema_oracle
 
 D7 = "http://json-schema.org/draft-07/schema#"
 
@@ -150,15 +149,33 @@ KEYWORD_SCHEMAS: dict[str, dict[str, Any]] = {
     ),
 }
 
-# Keywords the generator would drop silently in forms the pipeline cannot express in types:
-# generation refuses them (naming the JSON pointer) instead of emitting a model that is wrong.
+# `not` and general if/then/else: lifted into model rules (a validator + the published allOf).
+KEYWORD_SCHEMAS["not"] = _object(
+    {
+        "v": {"type": "integer", "not": {"const": 13}},
+        "w": {"type": "string", "not": {"pattern": "^x"}},
+    },
+    required=["v"],
+)
+KEYWORD_SCHEMAS["if/then/else (general)"] = _object(
+    {"a": {"type": "integer"}, "b": {"type": "string"}, "c": {"type": "boolean"}},
+    required=["a"],
+    **{
+        "if": {"properties": {"a": {"minimum": 5}}},
+        "then": {"required": ["b"]},
+        "else": {"not": {"required": ["c"]}},
+    },
+)
+
+# What cannot be lifted exactly is refused at generation time (with its JSON pointer), never
+# dropped: a rule inside an anyOf branch would change meaning if moved to the object.
 REFUSED_SCHEMAS: dict[str, tuple[dict[str, Any], str]] = {
-    "not": (_object({"v": {"type": "integer", "not": {"const": 13}}}), "/properties/v/not"),
-    "if/then/else (general)": (
-        _object(
-            {"a": {"type": "integer"}, "b": {"type": "string"}},
-            **{"if": {"properties": {"a": {"minimum": 5}}}, "then": {"required": ["b"]}},
-        ),
+    "not inside an anyOf branch": (
+        _object({"v": {"anyOf": [{"type": "integer", "not": {"const": 13}}, {"type": "string"}]}}),
+        "/properties/v/anyOf/0",
+    ),
+    "not at a non-object root": (
+        {"$schema": D7, "type": "integer", "not": {"const": 13}},
         "",
     ),
 }
@@ -186,5 +203,5 @@ def keyword_subject(name: str, workdir: Path) -> Subject:
     assert isinstance(model, type)
     assert issubclass(model, BaseModel)
     model.model_rebuild(_types_namespace=vars(module))
-    generation = normalize(schema, source=name).schema
+    generation = _generation_schema(schema)
     return Subject(name, model, generation, {"jsonschema": json_schema_oracle(schema)}, schema)

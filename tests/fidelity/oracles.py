@@ -86,8 +86,21 @@ class Subject:
 
 def _generation_schema(schema: dict[str, Any]) -> dict[str, Any]:
     """The normalised schema: same instances, but conditionals are unions, which
-    hypothesis-jsonschema generates from far faster than from if/then (no filtering)."""
-    return normalize(schema, source="fidelity").schema
+    hypothesis-jsonschema generates from far faster than from if/then (no filtering).
+    Rules lifted for model validators go back in as ``allOf`` so they still shape instances."""
+    restored: dict[str, Any] = _restore_rules(normalize(schema, source="fidelity").schema)
+    return restored
+
+
+def _restore_rules(node: Any) -> Any:
+    if isinstance(node, list):
+        return [_restore_rules(n) for n in node]
+    if not isinstance(node, dict):
+        return node
+    result = {k: _restore_rules(v) for k, v in node.items() if k != "x-allOf"}
+    if "x-allOf" in node:
+        result["allOf"] = [*result.get("allOf", []), *node["x-allOf"]]
+    return result
 
 
 def _load(path: Path) -> dict[str, Any]:
