@@ -14,11 +14,14 @@ from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from functools import cache
-from typing import Any, ClassVar, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
 
-from pydantic import MISSING, BaseModel, JsonValue, TypeAdapter
+from pydantic import MISSING, BaseModel, JsonValue
 
 from agentruns.canonical import FIELDS, Run
+
+if TYPE_CHECKING:
+    from pydantic import TypeAdapter
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -188,6 +191,8 @@ def from_canonical(run: Run, to: type[M]) -> Written[M]:
 
 @cache
 def _run_adapter() -> TypeAdapter[Run]:
+    from pydantic import TypeAdapter  # imported on first carry: keeps `import agentruns` lean
+
     return TypeAdapter(Run)
 
 

@@ -8,19 +8,24 @@ from other formats that it cannot hold is reported as lost.
 from __future__ import annotations
 
 from functools import cache
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
-from pydantic import MISSING, JsonValue, TypeAdapter
+from pydantic import MISSING, JsonValue
 
 from agentruns.canonical import Run, Step
 from agentruns.conversion import Derived, Format, Written
 from agentruns.formats._shared import text_or_derived
 from agentruns.models import Conversation, PortableRunRecord, ToolInvocation
 
+if TYPE_CHECKING:
+    from pydantic import TypeAdapter
+
 
 @cache
 def _conversation() -> TypeAdapter[Conversation]:
     """Built on first use, not at import (the models themselves defer building too)."""
+    from pydantic import TypeAdapter
+
     return TypeAdapter(Conversation)
 
 
