@@ -109,6 +109,9 @@ _SETTINGS = settings(
     deadline=None,
     database=None,
     suppress_health_check=list(HealthCheck),
+    # CI runs the same examples every time (a red build is reproducible); a long local run
+    # (AGENTRUNS_PROPERTY_EXAMPLES set) explores new ones.
+    derandomize="AGENTRUNS_PROPERTY_EXAMPLES" not in os.environ,
 )
 
 
