@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from codegen._json import dump_json, load_json
+from codegen._names import pascal
 from codegen.diagnostics import CodegenError, Diagnostic
 from codegen.driver import ModelSource, sha256_of
 from codegen.manifest import read_manifest, update_manifest_hashes
@@ -84,9 +85,7 @@ def _translate(args: argparse.Namespace) -> int:
 
 
 def _class_name_for(path: Path) -> str:
-    stem = path.name.split(".")[0]
-    words = [w for w in stem.replace("-", "_").split("_") if w]
-    return "".join(w[:1].upper() + w[1:] for w in words) or "Model"
+    return pascal(path.name.split(".")[0]) or "Model"
 
 
 def build_parser() -> argparse.ArgumentParser:

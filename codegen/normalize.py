@@ -23,6 +23,7 @@ import copy
 from dataclasses import dataclass
 
 from codegen._json import Json, JsonObject, pointer
+from codegen._names import pascal
 from codegen.diagnostics import Diagnostic, DiagnosticSink
 
 JSON_VALUE = "JsonValue"
@@ -286,7 +287,7 @@ class _Normalizer:
         for at, node, def_name in targets:
             if self._has_conditional(node):
                 self._split(node, at, def_name)
-        self._reject_remaining_conditionals(self._root, "")
+        self._lift_rules(self._root, "")
 
     @staticmethod
     def _has_conditional(node: JsonObject) -> bool:
@@ -307,7 +308,7 @@ class _Normalizer:
                     others.append(sub)
         properties = node.get("properties")
         if def_name is None or not isinstance(properties, dict) or others:
-            return  # left for _reject_remaining_conditionals to report
+            return  # left for _lift_rules
         keyed: dict[str, list[JsonObject]] = {}
         selector: str | None = None
         for rule in rules:
@@ -355,7 +356,7 @@ class _Normalizer:
                         "(supported: required, and not/anyOf of required)",
                     )
                     return
-            variant_name = f"{_pascal(value)}{_pascal(def_name)}"
+            variant_name = f"{pascal(value)}{pascal(def_name)}"
             variant["title"] = variant_name
             defs[f"{def_name}__{value}"] = variant
             variants.append({"$ref": f"#/{self._defs_key}/{def_name}__{value}"})
@@ -387,7 +388,7 @@ class _Normalizer:
                 return False
         return True
 
-    def _reject_remaining_conditionals(self, node: Json, at: str) -> None:
+    def _lift_rules(self, node: Json, at: str) -> None:
         """Lift ``not`` and if/then/else the types cannot carry into model-level rules.
 
         The generator would drop them silently. Each is moved, as plain JSON Schema, into
@@ -570,20 +571,6 @@ def _forbidden_properties(negated: Json) -> list[str] | None:
     return names
 
 
-def _pascal(name: str) -> str:
-    words: list[str] = []
-    current = ""
-    for char in name:
-        if char.isalnum():
-            current += char
-        elif current:
-            words.append(current)
-            current = ""
-    if current:
-        words.append(current)
-    return "".join(w[:1].upper() + w[1:] for w in words)
-
-
 def _name_union_items(owner: str, property_name: str, node: Json) -> None:
     """Name an anonymous union of array items after its owner and one item.
 
@@ -599,7 +586,7 @@ def _name_union_items(owner: str, property_name: str, node: Json) -> None:
     if not any(key in items for key in ("oneOf", "anyOf")):
         return
     singular = property_name[:-1] if property_name.endswith("s") else f"{property_name}_item"
-    items["title"] = _pascal(owner) + _pascal(singular)
+    items["title"] = pascal(owner) + pascal(singular)
 
 
 def _keywords_of(schema: Json) -> set[str]:

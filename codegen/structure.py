@@ -8,10 +8,10 @@ error. Everything it had to assume is reported as a diagnostic with its JSON poi
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from dataclasses import dataclass
 
 from codegen._json import Json, JsonObject, pointer
+from codegen._names import pascal
 from codegen.diagnostics import Diagnostic, DiagnosticSink
 
 JSON_SCHEMA_DIALECT = "https://json-schema.org/draft/2020-12/schema"
@@ -558,7 +558,7 @@ class _Translator:
             for key, schema in choices.items():
                 variants.append(
                     {
-                        "title": f"{choice_name}{_pascal(key)}",
+                        "title": f"{choice_name}{pascal(key)}",
                         "type": "object",
                         "properties": {key: self._node(schema, pointer_join(at, "choices", key))},
                         "required": [key],
@@ -579,7 +579,7 @@ class _Translator:
                 continue
             variant = self._node(target, choice_at)
             variant.pop("title", None)
-            variant["title"] = f"{choice_name}{_pascal(key)}"
+            variant["title"] = f"{choice_name}{pascal(key)}"
             props = variant.get("properties")
             if not isinstance(props, dict):
                 self._sink.error(choice_at, "an inline choice must select object types")
@@ -682,19 +682,3 @@ class _Translator:
 
 def pointer_join(base: str, *tokens: str | int) -> str:
     return base + pointer(*tokens)
-
-
-def _pascal(name: str) -> str:
-    return "".join(part[:1].upper() + part[1:] for part in _split_words(name))
-
-
-def _split_words(name: str) -> Iterable[str]:
-    word = ""
-    for char in name:
-        if char.isalnum():
-            word += char
-        elif word:
-            yield word
-            word = ""
-    if word:
-        yield word
