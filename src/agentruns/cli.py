@@ -198,9 +198,11 @@ def convert_command(
 ) -> None:
     """Convert records to another format, streaming (JSON -> JSON, JSONL -> JSONL)."""
     layout: Layout | None = "jsonl" if jsonl else None
-    lines_out = output != "-" and layout_of(output) == "jsonl"
+    # JSON Lines out when the output file says so, or, on stdout, when any input is JSONL
     if output == "-":
         lines_out = jsonl or any(layout_of(p) == "jsonl" for p in inputs)
+    else:
+        lines_out = layout_of(output) == "jsonl"
     with ExitStack() as stack:
         out = _open_output(output, stack)
         reject_out = _open_output(rejects, stack) if rejects else None

@@ -158,18 +158,16 @@ def convert(record: BaseModel, to: type[M], *, strict: bool = False) -> Conversi
     run = _read_with_carry(source, record)
     written = target.write(run)
     back = target.read(written.record)
-    returned = source.read(source.write(back).record)
     # A field needs carrying (or is lost) when the target does not hold it as it is *and* the
     # trip back to the source format does not recover it (derivations can: an eval id kept as
-    # a run id comes back as the eval id).
-    differing = [
-        name
-        for name in FIELDS
-        if getattr(back, name) != getattr(run, name)
-        and getattr(returned, name) != getattr(run, name)
-    ]
+    # a run id comes back as the eval id). The trip back is only taken when needed.
+    unheld = [name for name in FIELDS if getattr(back, name) != getattr(run, name)]
     result = written.record
     losses: list[Loss] = []
+    if not unheld:
+        return Conversion(result, (), written.derived)
+    returned = source.read(source.write(back).record)
+    differing = [name for name in unheld if getattr(returned, name) != getattr(run, name)]
     if differing:
         kept = target.carry(result, _carry_payload(source.name, run, differing))
         if kept is None:
