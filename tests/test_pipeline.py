@@ -267,42 +267,37 @@ def test_mypy_strict_passes_over_freshly_generated_models(tmp_path: Path) -> Non
     assert result.returncode == 0, result.stdout + result.stderr
 
 
-def test_model_refuses_a_dangling_local_reference(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+@pytest.mark.parametrize(
+    ("ref", "message"),
+    [
+        (
+            "#/definitions/missing",
+            "/properties/a/$ref: error: reference '#/definitions/missing' does not resolve",
+        ),
+        (
+            "https://example.com/x.json",
+            "/properties/a/$ref: error: reference 'https://example.com/x.json' leaves the "
+            "document; remote references are refused",
+        ),
+    ],
+    ids=["dangling", "remote"],
+)
+def test_model_refuses_a_json_schema_reference_it_cannot_follow(
+    ref: str, message: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    schema = tmp_path / "dangling.schema.json"
+    schema = tmp_path / "refs.schema.json"
     schema.write_text(
         json.dumps(
             {
                 "$schema": "http://json-schema.org/draft-07/schema#",
                 "type": "object",
-                "properties": {"a": {"$ref": "#/definitions/missing"}},
-            }
-        )
-    )
-    assert main(["model", str(schema), "--out", str(tmp_path / "d.py")]) == 1
-    assert (
-        "/properties/a/$ref: error: reference '#/definitions/missing' does not resolve"
-        in capsys.readouterr().err
-    )
-    assert not (tmp_path / "d.py").exists()
-
-
-def test_model_refuses_a_remote_json_schema_reference(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    schema = tmp_path / "remote.schema.json"
-    schema.write_text(
-        json.dumps(
-            {
-                "$schema": "http://json-schema.org/draft-07/schema#",
-                "type": "object",
-                "properties": {"a": {"$ref": "https://example.com/x.json"}},
+                "properties": {"a": {"$ref": ref}},
             }
         )
     )
     assert main(["model", str(schema), "--out", str(tmp_path / "r.py")]) == 1
-    assert "remote references are refused" in capsys.readouterr().err
+    assert message in capsys.readouterr().err
+    assert not (tmp_path / "r.py").exists()
 
 
 def test_a_schema_that_is_not_utf8_is_a_clear_error(
