@@ -107,7 +107,7 @@ def _generate(schema: JsonObject, class_name: str, source: ModelSource) -> objec
         strict_types=[StrictTypes.str, StrictTypes.int, StrictTypes.float, StrictTypes.bool],
         output_datetime_class=DatetimeClassType.Awaredatetime,
         type_overrides={
-            JSON_VALUE: "pydantic.JsonValue",
+            JSON_VALUE: f"{RUNTIME_MODULE}.JsonValue",
             **{name: f"{RUNTIME_MODULE}.{name}" for name in FORMAT_TYPES.values()},
         },
         allow_remote_refs=False,

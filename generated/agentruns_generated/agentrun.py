@@ -8,20 +8,13 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import (
-    MISSING,
-    ConfigDict,
-    Field,
-    JsonValue,
-    StrictFloat,
-    StrictInt,
-    StrictStr,
-)
+from pydantic import MISSING, ConfigDict, Field, StrictFloat, StrictInt, StrictStr
 
 from agentruns_generated._json import (
     IntegralFloat,
     JsonDateTime,
     JsonModel,
+    JsonValue,
     UriReference,
 )
 

@@ -7,9 +7,15 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import MISSING, ConfigDict, Field, JsonValue, StrictInt, StrictStr
+from pydantic import MISSING, ConfigDict, Field, StrictInt, StrictStr
 
-from agentruns_generated._json import IntegralFloat, JsonDateTime, JsonModel, NotBoolean
+from agentruns_generated._json import (
+    IntegralFloat,
+    JsonDateTime,
+    JsonModel,
+    JsonValue,
+    NotBoolean,
+)
 
 
 class TranscriptRef(JsonModel):

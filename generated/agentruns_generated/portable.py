@@ -7,10 +7,15 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import MISSING, ConfigDict, Field, JsonValue, StrictInt, StrictStr
+from pydantic import MISSING, ConfigDict, Field, StrictInt, StrictStr
 from typing_extensions import TypeAliasType
 
-from agentruns_generated._json import IntegralFloat, JsonInt, JsonModel
+from agentruns_generated._json import (
+    IntegralFloat,
+    JsonInt,
+    JsonModel,
+    JsonValue,
+)
 
 
 class UserMessage(JsonModel):
