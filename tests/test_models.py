@@ -277,3 +277,25 @@ def test_infinity_is_rejected_because_json_cannot_hold_it() -> None:
     run = AgentRun.model_validate_json(json.dumps(data))
     with pytest.raises(ValidationError, match="finite number"):
         AgentRun.model_validate({**run.model_dump(), "metrics": {"cost_usd": float("inf")}})
+
+
+@pytest.mark.parametrize(
+    "value",
+    [{1, 2}, (1, 2), float("nan"), {1: "key is not a string"}, b"bytes"],
+    ids=["set", "tuple", "nan", "int-key", "bytes"],
+)
+def test_free_form_values_built_in_python_must_be_json(value: object) -> None:
+    data = fixture("agentrun")
+    data["steps"][0]["input"] = {"nested": [{"value": value}]}
+    with pytest.raises(ValidationError) as caught:
+        AgentRun.model_validate(data)
+    assert [e["type"] for e in caught.value.errors()] == ["invalid-json-value"]
+
+
+def test_free_form_values_keep_their_json_kinds() -> None:
+    data = fixture("agentrun")
+    value = {"s": "x", "i": 5, "f": 1.5, "b": True, "n": None, "l": [1, "a"], "d": {"k": []}}
+    data["steps"][0]["input"] = value
+    expected = json.dumps(value)  # as text: true == 1 and 1.0 == 1 in Python, not in JSON
+    assert json.dumps(AgentRun.model_validate(data).steps[0].input) == expected
+    assert json.dumps(AgentRun.model_validate_json(json.dumps(data)).steps[0].input) == expected
