@@ -198,6 +198,51 @@ def test_convert_never_leaves_a_half_written_output(tmp_path: Path) -> None:
     assert [p.name for p in tmp_path.iterdir() if p.name.endswith(".partial")] == []
 
 
+@pytest.fixture
+def many(tmp_path: Path) -> Path:
+    """Enough records that the work goes to worker processes: valid records of each format,
+    every tenth invalid, one not JSON, some with losses on the way to portable."""
+    bad = json.loads(CORTEX)
+    bad["status"] = "dispatching"
+    lines = []
+    for number in range(150):
+        lines.append([line(PORTABLE), line(CORTEX), line(AGENTRUN)][number % 3])
+        if number % 10 == 0:
+            lines.append(json.dumps(bad))
+    lines.insert(77, '{"not": json')
+    return write(tmp_path / "many.jsonl", "\n".join(lines) + "\n")
+
+
+def test_validate_with_workers_says_exactly_what_one_process_says(many: Path) -> None:
+    one = invoke("validate", "--jobs", "1", str(many))
+    two = invoke("validate", "--jobs", "2", str(many))
+    assert (two.exit_code, two.stdout, two.stderr) == (one.exit_code, one.stdout, one.stderr)
+    assert one.stderr.startswith("166 records: 150 valid, 16 invalid")
+
+
+def _convert_many(many: Path, directory: Path, jobs: str) -> tuple[str, bytes, bytes, bytes]:
+    """Summary, output, rejects and losses of converting ``many`` to portable."""
+    out, rejects, losses = (directory / f"{name}{jobs}.jsonl" for name in ("o", "r", "l"))
+    result = invoke(
+        "convert", "-q", "-j", jobs, "--to", "portable", str(many), "-o", str(out),
+        "--rejects", str(rejects), "--losses", str(losses),
+    )  # fmt: skip
+    assert result.exit_code == 1  # some records were rejected
+    return result.stderr, out.read_bytes(), rejects.read_bytes(), losses.read_bytes()
+
+
+def test_convert_with_workers_writes_exactly_what_one_process_writes(
+    many: Path, tmp_path: Path
+) -> None:
+    one = _convert_many(many, tmp_path, "1")
+    assert _convert_many(many, tmp_path, "2") == one
+    summary, out, rejects, losses = one
+    assert summary.startswith("166 records in: 150 converted, 16 rejected")
+    assert len(out.splitlines()) == 150
+    assert len(rejects.splitlines()) == 16
+    assert [json.loads(x)["line"] for x in losses.splitlines()][:3] == [3, 4, 6]
+
+
 # -- show and schema ---------------------------------------------------------------------
 
 

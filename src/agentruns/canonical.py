@@ -13,7 +13,9 @@ from dataclasses import dataclass, fields
 from datetime import datetime
 from typing import Literal
 
-from pydantic import MISSING, JsonValue
+from pydantic import MISSING
+
+from agentruns_generated._json import JsonValue  # pydantic's, without a Python call per value
 
 Status = Literal["queued", "running", "awaiting_human", "completed", "failed", "canceled"]
 """Run status, in one vocabulary (cortex says ``canceled``, AgentRun ``cancelled``)."""

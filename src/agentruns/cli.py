@@ -9,17 +9,30 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import ExitStack
 from dataclasses import dataclass, field
-from typing import IO, TYPE_CHECKING
+from functools import partial
+from typing import IO, TYPE_CHECKING, TypeVar
 
 import click
 from pydantic import BaseModel
 
+from agentruns._workers import available_cpus, ordered_map
 from agentruns.conversion import Conversion, LossError, convert
 from agentruns.detect import MODELS, detect
-from agentruns.io import AtomicWriter, InputError, Layout, Record, layout_of, read_records, validate
+from agentruns.io import (
+    AtomicWriter,
+    InputError,
+    Layout,
+    Raw,
+    Record,
+    layout_of,
+    parse,
+    read_raw,
+    read_records,
+    validate,
+)
 from agentruns.schemas import schema_text
 
 if TYPE_CHECKING:
@@ -59,6 +72,40 @@ def _records(paths: tuple[str, ...], layout: Layout | None, tally: _Tally) -> It
         except InputError as error:
             tally.unreadable += 1
             _err(f"{error}")
+
+
+R = TypeVar("R")
+
+
+def _raws(paths: tuple[str, ...], layout: Layout | None, tally: _Tally) -> Iterator[Raw]:
+    """Unparsed documents of every input in order; an unreadable input is reported and skipped."""
+    for path in paths:
+        try:
+            yield from read_raw(path, layout)
+        except InputError as error:
+            tally.unreadable += 1
+            _err(f"{error}")
+
+
+def _each(
+    work: Callable[[Raw], R],
+    paths: tuple[str, ...],
+    layout: Layout | None,
+    tally: _Tally,
+    jobs: int,
+) -> Iterator[tuple[Raw, R]]:
+    """``work`` done on every document of the inputs, by ``jobs`` processes, in input order."""
+    return ordered_map(work, _raws(paths, layout, tally), jobs)
+
+
+_JOBS_HELP = "Worker processes for JSONL input; 0 = one per available CPU."
+
+
+def _jobs_option(function: Callable[..., None]) -> Callable[..., None]:
+    option = click.option(
+        "--jobs", "-j", type=click.IntRange(min=0), default=1, show_default=True, help=_JOBS_HELP
+    )
+    return option(function)
 
 
 def _progress(quiet: bool, label: str) -> Progress | None:
@@ -131,28 +178,22 @@ detect_command.name = "detect"
     "--jsonl", is_flag=True, help="Read every input as JSON Lines (default: by extension)."
 )
 @click.option("--quiet", "-q", is_flag=True, help="Only the summary.")
-def validate_command(files: tuple[str, ...], fmt: str, jsonl: bool, quiet: bool) -> None:
+@_jobs_option
+def validate_command(files: tuple[str, ...], fmt: str, jsonl: bool, quiet: bool, jobs: int) -> None:
     """Validate records; print every problem as file:line: /json/pointer: message."""
     tally = _Tally()
+    work = partial(_check, fmt)
+    checked = _each(work, files, "jsonl" if jsonl else None, tally, jobs or available_cpus())
     progress = _progress(quiet, "validated")
     try:
-        for record in _records(files, "jsonl" if jsonl else None, tally):
+        for raw, (name, problems) in checked:
             tally.records += 1
             _tick(progress)
-            name, reason = (None, "") if record.error else _model_for(record, fmt)
-            if record.error is None and name is None:
-                problems = [("", reason)]
-            elif name is None:
-                problems = [("", record.error or "")]
-            else:
-                _, problems = validate(record, MODELS[name])
-                if problems and reason:  # guessed from the closest format: say so first
-                    problems = [("", reason), *problems]
             if problems:
                 tally.invalid += 1
                 if not quiet:
                     for pointer, message in problems:
-                        click.echo(f"{record.where}: {pointer or '/'}: {message}")
+                        click.echo(f"{raw.source}:{raw.line}: {pointer or '/'}: {message}")
             else:
                 tally.valid += 1
                 assert name is not None
@@ -167,6 +208,20 @@ def validate_command(files: tuple[str, ...], fmt: str, jsonl: bool, quiet: bool)
         + (f"; {tally.unreadable} inputs unreadable" if tally.unreadable else "")
     )
     sys.exit(EXIT_INVALID if tally.invalid or tally.unreadable else EXIT_OK)
+
+
+def _check(fmt: str, raw: Raw) -> tuple[str | None, list[tuple[str, str]]]:
+    """(format, problems) of one document; runs in a worker process."""
+    record = parse(raw)
+    if record.error is not None:
+        return None, [("", record.error)]
+    name, reason = _model_for(record, fmt)
+    if name is None:
+        return None, [("", reason)]
+    _, problems = validate(record, MODELS[name])
+    if problems and reason:  # guessed from the closest format: say so first
+        problems = [("", reason), *problems]
+    return name, problems
 
 
 @main.command("convert", epilog=_EPILOG)
@@ -185,6 +240,7 @@ def validate_command(files: tuple[str, ...], fmt: str, jsonl: bool, quiet: bool)
     "--jsonl", is_flag=True, help="Read every input as JSON Lines (default: by extension)."
 )
 @click.option("--quiet", "-q", is_flag=True, help="No progress, only the summary.")
+@_jobs_option
 def convert_command(
     inputs: tuple[str, ...],
     to: str,
@@ -195,6 +251,7 @@ def convert_command(
     losses: str | None,
     jsonl: bool,
     quiet: bool,
+    jobs: int,
 ) -> None:
     """Convert records to another format, streaming (JSON -> JSON, JSONL -> JSONL)."""
     layout: Layout | None = "jsonl" if jsonl else None
@@ -208,27 +265,28 @@ def convert_command(
         reject_out = _open_output(rejects, stack) if rejects else None
         loss_out = _open_output(losses, stack) if losses else None
         tally, lossy, lost_pointers, converted = _Tally(), 0, 0, 0
+        work = partial(_convert_raw, source, to, strict, loss_out is not None)
+        results = _each(work, inputs, layout, tally, jobs or available_cpus())
         progress = _progress(quiet, "converted")
         try:
-            for record in _records(inputs, layout, tally):
+            for raw, result in results:
                 tally.records += 1
                 _tick(progress)
-                result, error = _convert_one(record, source, to, strict)
-                if result is None:
+                if result.output is None:
                     tally.invalid += 1
-                    _reject(record, error, reject_out, quiet)
+                    _reject(raw, result.error, reject_out, quiet)
                     continue
                 if converted and not lines_out:
                     raise _Usage(
                         "several records cannot be one JSON document; write a .jsonl output"
                     )
                 converted += 1
-                out.write(result.target.model_dump_json().encode("utf-8") + b"\n")
+                out.write(result.output)
                 if result.losses:
                     lossy += 1
-                    lost_pointers += len(result.losses)
-                if loss_out is not None and (result.losses or result.derived):
-                    loss_out.write(_loss_line(record, result) + b"\n")
+                    lost_pointers += result.losses
+                if loss_out is not None and result.report is not None:
+                    loss_out.write(result.report)
         finally:
             if progress is not None:
                 progress.stop()
@@ -245,6 +303,30 @@ def convert_command(
         + ("" if losses or not lossy else "; --losses FILE lists them")
     )
     sys.exit(EXIT_INVALID if tally.invalid or tally.unreadable else EXIT_OK)
+
+
+@dataclass(frozen=True, slots=True)
+class _Converted:
+    """One document converted (``output`` set) or rejected (``error`` says why)."""
+
+    output: bytes | None
+    error: str = ""
+    losses: int = 0
+    report: bytes | None = None
+    """Its line of the ``--losses`` file, if asked for and there is something to say."""
+
+
+def _convert_raw(source: str, to: str, strict: bool, report: bool, raw: Raw) -> _Converted:
+    """Runs in a worker process: everything but the writing."""
+    record = parse(raw)
+    result, error = _convert_one(record, source, to, strict)
+    if result is None:
+        return _Converted(None, error)
+    output = result.target.model_dump_json().encode("utf-8") + b"\n"
+    wanted = report and (result.losses or result.derived)
+    return _Converted(
+        output, losses=len(result.losses), report=_loss_line(record, result) if wanted else None
+    )
 
 
 def _convert_one(
@@ -264,9 +346,9 @@ def _convert_one(
         return None, str(error).replace("\n", " ")
 
 
-def _reject(record: Record, error: str, out: IO[bytes] | AtomicWriter | None, quiet: bool) -> None:
+def _reject(record: Raw, error: str, out: IO[bytes] | AtomicWriter | None, quiet: bool) -> None:
     if not quiet:
-        _err(f"{record.where}: rejected: {error}")
+        _err(f"{record.source}:{record.line}: rejected: {error}")
     if out is not None:
         text = record.raw.decode("utf-8", errors="surrogateescape")
         line = {"file": record.source, "line": record.line, "error": error, "record": text}
@@ -274,17 +356,23 @@ def _reject(record: Record, error: str, out: IO[bytes] | AtomicWriter | None, qu
 
 
 def _loss_line(record: Record, result: Conversion[BaseModel]) -> bytes:
-    return json.dumps(
-        {
-            "file": record.source,
-            "line": record.line,
-            "losses": [{"pointer": loss.pointer, "reason": loss.reason} for loss in result.losses],
-            "derived": [
-                {"pointer": d.pointer, "value": d.value, "reason": d.reason} for d in result.derived
-            ],
-        },
-        ensure_ascii=False,
-    ).encode("utf-8")
+    return (
+        json.dumps(
+            {
+                "file": record.source,
+                "line": record.line,
+                "losses": [
+                    {"pointer": loss.pointer, "reason": loss.reason} for loss in result.losses
+                ],
+                "derived": [
+                    {"pointer": d.pointer, "value": d.value, "reason": d.reason}
+                    for d in result.derived
+                ],
+            },
+            ensure_ascii=False,
+        ).encode("utf-8")
+        + b"\n"
+    )
 
 
 def _open_output(path: str, stack: ExitStack) -> IO[bytes] | AtomicWriter:

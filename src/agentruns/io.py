@@ -51,14 +51,36 @@ def layout_of(path: str, forced: Layout | None = None) -> Layout:
     return "jsonl" if path.endswith((".jsonl", ".ndjson")) else "json"
 
 
+@dataclass(frozen=True, slots=True)
+class Raw:
+    """One document's bytes and where they came from, not parsed yet (the unit of work that
+    goes to a worker process)."""
+
+    source: str
+    line: int
+    raw: bytes
+
+
 def read_records(path: str, layout: Layout | None = None) -> Iterator[Record]:
     """Every document of a file (``-`` is standard input), in order, errors included."""
+    for raw in read_raw(path, layout):
+        yield parse(raw)
+
+
+def read_raw(path: str, layout: Layout | None = None) -> Iterator[Raw]:
+    """Every document of a file as bytes, in order: each JSONL line, or the whole JSON file."""
     chosen = layout_of(path, layout)
     with _open(path) as stream:
         if chosen == "jsonl":
             yield from _jsonl(path, stream)
         else:
-            yield _document(path, 1, stream.read(), strip_bom=True)
+            data = stream.read()
+            yield Raw(path, 1, data[len(_BOM) :] if data.startswith(_BOM) else data)
+
+
+def parse(raw: Raw) -> Record:
+    """The document parsed, strictly (see the module docstring), or why it is not JSON."""
+    return _document(raw.source, raw.line, raw.raw)
 
 
 @contextmanager
@@ -81,19 +103,17 @@ def _open(path: str) -> Iterator[IO[bytes]]:
         yield stream
 
 
-def _jsonl(path: str, stream: IO[bytes]) -> Iterator[Record]:
+def _jsonl(path: str, stream: IO[bytes]) -> Iterator[Raw]:
     for number, line in enumerate(stream, start=1):
         if number == 1 and line.startswith(_BOM):
             line = line[len(_BOM) :]
         body = line.rstrip(b"\r\n")
         if not body.strip():
             continue  # blank lines separate nothing in JSONL; they are not records
-        yield _document(path, number, body, strip_bom=False)
+        yield Raw(path, number, body)
 
 
-def _document(path: str, line: int, raw: bytes, *, strip_bom: bool) -> Record:
-    if strip_bom and raw.startswith(_BOM):
-        raw = raw[len(_BOM) :]
+def _document(path: str, line: int, raw: bytes) -> Record:
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as error:

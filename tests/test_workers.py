@@ -1,0 +1,39 @@
+"""Per-record work in worker processes: same results, same order, bounded read-ahead."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+
+from agentruns._workers import ordered_map
+
+
+def _square_and_pid(n: int) -> tuple[int, int]:
+    return n * n, os.getpid()
+
+
+def test_results_come_back_in_input_order_from_worker_processes() -> None:
+    results = list(ordered_map(_square_and_pid, range(500), jobs=2, chunk=8))
+    assert [(n, square) for n, (square, _) in results] == [(n, n * n) for n in range(500)]
+    assert os.getpid() not in {pid for _, (_, pid) in results}
+
+
+def test_one_job_or_a_small_input_stays_in_this_process() -> None:
+    for jobs, count in ((1, 500), (4, 7)):
+        results = ordered_map(_square_and_pid, range(count), jobs=jobs, chunk=8)
+        assert {pid for _, (_, pid) in results} == {os.getpid()}
+
+
+def test_input_is_read_only_a_bounded_distance_ahead_of_the_output() -> None:
+    read = 0
+
+    def counted() -> Iterator[int]:
+        nonlocal read
+        for n in range(10_000):
+            read += 1
+            yield n
+
+    ahead = []
+    for n, _ in ordered_map(_square_and_pid, counted(), jobs=2, chunk=8):
+        ahead.append(read - n)
+    assert max(ahead) <= (2 * 2 + 1) * 8  # 2 * jobs chunks in flight, one being filled
