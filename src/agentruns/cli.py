@@ -322,7 +322,10 @@ def _convert_raw(source: str, to: str, strict: bool, report: bool, raw: Raw) -> 
     result, error = _convert_one(record, source, to, strict)
     if result is None:
         return _Converted(None, error)
-    output = result.target.model_dump_json().encode("utf-8") + b"\n"
+    target = result.target
+    # the serializer's own bytes: model_dump_json() would decode them to str, and writing
+    # would encode them again (two copies of every record)
+    output = target.__pydantic_serializer__.to_json(target) + b"\n"
     wanted = report and (result.losses or result.derived)
     return _Converted(
         output, losses=len(result.losses), report=_loss_line(record, result) if wanted else None

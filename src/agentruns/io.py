@@ -108,7 +108,7 @@ def _jsonl(path: str, stream: IO[bytes]) -> Iterator[Raw]:
         if number == 1 and line.startswith(_BOM):
             line = line[len(_BOM) :]
         body = line.rstrip(b"\r\n")
-        if not body.strip():
+        if not body or body.isspace():  # (isspace: no copy of a long line, as strip makes)
             continue  # blank lines separate nothing in JSONL; they are not records
         yield Raw(path, number, body)
 

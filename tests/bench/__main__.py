@@ -7,7 +7,6 @@ JSONL files, so the ratios are comparable. ``nox -s bench`` runs it.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import statistics
 import subprocess
@@ -17,19 +16,21 @@ import time
 from collections.abc import Callable
 from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
-import jsonschema
-import jsonschema_rs
 from pydantic import BaseModel
 
+from agentruns.conversion import convert, format_for
 from agentruns.detect import MODELS
+from agentruns.io import Raw, parse, validate
 from agentruns.schemas import schema_text
+from tests.bench.others import jsonschema_rs, python_jsonschema
 from tests.bench.records import lines
 
 AGENTRUNS = str(Path(sys.executable).parent / "agentruns")
 # Users run with bytecode caching; this sandbox sets PYTHONDONTWRITEBYTECODE, which would
 # make every CLI run compile its modules again. Every subprocess here runs without it.
+T = TypeVar("T")
 ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
 
 
@@ -58,60 +59,108 @@ def _cli(*args: str) -> None:
         raise SystemExit(f"agentruns {' '.join(args)} failed:\n{completed.stderr.decode()}")
 
 
-def _python_jsonschema(fmt: str) -> Callable[[bytes], bool]:
-    schema = json.loads(schema_text(fmt))
-    cls = jsonschema.validators.validator_for(schema)
-    validator = cls(schema, format_checker=cls.FORMAT_CHECKER)
-    return lambda raw: bool(validator.is_valid(json.loads(raw)))
-
-
-def _jsonschema_rs(fmt: str) -> Callable[[bytes], bool]:
-    validator = jsonschema_rs.validator_for(json.loads(schema_text(fmt)), validate_formats=True)
-    return lambda raw: bool(validator.is_valid(json.loads(raw)))
-
-
-def _loop(path: Path, check: Callable[[bytes], bool]) -> None:
-    with path.open("rb") as stream:
-        for raw in stream:
-            if not check(raw):
-                raise SystemExit(f"a generated record is invalid: {raw[:200]!r}")
+def _others(name: str, schema_file: Path, path: Path) -> None:
+    command = [sys.executable, "-m", "tests.bench.others", name, str(schema_file), str(path)]
+    completed = subprocess.run(command, capture_output=True, check=False, env=ENV)
+    if completed.returncode != 0:
+        raise SystemExit(f"{name} failed:\n{completed.stderr.decode()}")
 
 
 def bench_validate(workdir: Path, count: int, runs: int) -> None:
     print(f"\n## validate: records/s on {count} seeded records per format (best of {runs})")
+    print("end to end, each a process that starts, imports, reads the JSONL file, checks it:")
     columns = ("format", "bytes/rec", "agentruns", "jsonschema", "jsonschema-rs", "vs py", "vs rs")
     print("{:<10} {:>9} {:>10} {:>11} {:>14} {:>7} {:>6}".format(*columns))
     for fmt in MODELS:
         path = _write(workdir / f"{fmt}.jsonl", fmt, count)
+        schema = workdir / f"{fmt}.schema.json"
+        schema.write_text(schema_text(fmt), encoding="utf-8")
         size = path.stat().st_size // count
         ours = count / _best(runs, partial(_cli, "validate", "--quiet", str(path)))
-        python = count / _best(max(1, runs // 2), partial(_loop, path, _python_jsonschema(fmt)))
-        rust = count / _best(runs, partial(_loop, path, _jsonschema_rs(fmt)))
+        python = count / _best(max(1, runs // 2), partial(_others, "jsonschema", schema, path))
+        rust = count / _best(runs, partial(_others, "jsonschema-rs", schema, path))
         row = (fmt, size, ours, python, rust, ours / python, ours / rust)
         print("{:<10} {:>9} {:>10.0f} {:>11.0f} {:>14.0f} {:>6.1f}x {:>5.2f}x".format(*row))
-    print("agentruns: the CLI end to end (process start, parse, validate);")
-    print("the others: in-process loops of json.loads + is_valid (formats checked)")
+    print("\nin-process, us per record (best of 3): where agentruns' time goes")
+    header = ("format", "strict parse", "validate", "both", "jsonschema", "jsonschema-rs")
+    print("{:<10} {:>12} {:>9} {:>6} {:>11} {:>14}".format(*header))
+    for fmt, model in MODELS.items():
+        path, schema = workdir / f"{fmt}.jsonl", workdir / f"{fmt}.schema.json"
+        lines = path.read_bytes().splitlines()
+        raws = [Raw(str(path), n, line) for n, line in enumerate(lines, start=1)]
+        parsed = [parse(raw) for raw in raws]
+        costs = (
+            fmt,
+            _per_record(raws, parse),
+            _per_record(parsed, partial(validate, model=model)),
+            _per_record(raws, partial(_parse_and_validate, model=model)),
+            _per_record(lines[: max(1, len(lines) // 5)], python_jsonschema(schema)),
+            _per_record(lines, jsonschema_rs(schema)),
+        )
+        print("{:<10} {:>12.0f} {:>9.0f} {:>6.0f} {:>11.0f} {:>14.0f}".format(*costs))
+    print("strict parse: json.loads refusing duplicate keys, NaN and numbers beyond a double;")
+    print("jsonschema, jsonschema-rs: json.loads (not strict) + is_valid with formats checked")
+
+
+def _parse_and_validate(raw: Raw, model: type[BaseModel]) -> object:
+    return validate(parse(raw), model)
+
+
+def _per_record(items: list[T], action: Callable[[T], object]) -> float:
+    """Best of 3 in-process passes, microseconds per item."""
+
+    def once() -> None:
+        for item in items:
+            action(item)
+
+    return _best(3, once) / len(items) * 1e6
 
 
 def bench_convert(workdir: Path, count: int, runs: int) -> None:
     print(
         f"\n## convert: the CLI end to end vs the pydantic floor ({count} records, best of {runs})"
     )
-    print("{:<22} {:>11} {:>8} {:>6}".format("direction", "agentruns s", "floor s", "ratio"))
+    print("{:<22} {:>11} {:>8} {:>6} {:>10} {:>9}".format(
+        "direction", "agentruns s", "floor s", "ratio", "in-process", "no-losses"
+    ))  # fmt: skip
     for source, model in MODELS.items():
         path = workdir / f"{source}.jsonl"
         if not path.exists():
             _write(path, source, count)
-        floor_s = _best(runs, partial(_floor, model, path.read_bytes().splitlines()))
-        for target in MODELS:
+        raw_lines = path.read_bytes().splitlines()
+        floor_s = _best(runs, partial(_floor, model, raw_lines))
+        for target, to in MODELS.items():
             if target == source:
                 continue
             out = workdir / f"{source}-to-{target}.jsonl"
             command = ("convert", "--quiet", "--to", target, str(path), "-o", str(out))
             ours_s = _best(runs, partial(_cli, *command))
-            row = (f"{source} -> {target}", ours_s, floor_s, ours_s / floor_s)
-            print("{:<22} {:>11.2f} {:>8.2f} {:>5.2f}x".format(*row))
+            inner_s = _best(runs, partial(_in_process, model, to, raw_lines))
+            bare_s = _best(runs, partial(_without_losses, model, to, raw_lines))
+            row = (
+                f"{source} -> {target}", ours_s, floor_s, ours_s / floor_s,
+                inner_s / floor_s, bare_s / floor_s,
+            )  # fmt: skip
+            print("{:<22} {:>11.2f} {:>8.2f} {:>5.2f}x {:>9.2f}x {:>8.2f}x".format(*row))
     print("floor: a bare loop of validate_json + model_dump_json on the same lines, in-process")
+    print("in-process: agentruns' own loop (strict parse, validate, convert, dump), no CLI")
+    print("no-losses: a lower bound, the same without loss accounting (strict parse, validate,")
+    print("  read, write the target, dump): what any converter with validating constructors pays")
+
+
+def _in_process(model: type[BaseModel], to: type[BaseModel], raw_lines: list[bytes]) -> None:
+    for n, line in enumerate(raw_lines, start=1):
+        record, problems = validate(parse(Raw("bench", n, line)), model)
+        assert record is not None, problems
+        convert(record, to).target.model_dump_json()
+
+
+def _without_losses(model: type[BaseModel], to: type[BaseModel], raw_lines: list[bytes]) -> None:
+    reader, writer = format_for(model), format_for(to)
+    for n, line in enumerate(raw_lines, start=1):
+        record, problems = validate(parse(Raw("bench", n, line)), model)
+        assert record is not None, problems
+        writer.write(reader.read(record)).record.model_dump_json()
 
 
 def _floor(model: type[BaseModel], raw_lines: list[bytes]) -> None:
