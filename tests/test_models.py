@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -22,9 +23,17 @@ def fixture(name: str) -> dict[str, Any]:
 
 
 def errors(model: type[BaseModel], data: object) -> list[tuple[str, str]]:
-    """(dotted location, error type) for each error, [] when valid."""
+    """(dotted location, error type) for each error, [] when valid: the same whether the model
+    validates JSON text or the value ``json.loads`` gives (which the command line validates)."""
+    from_text = _errors_of(lambda: model.model_validate_json(json.dumps(data)))
+    from_value = _errors_of(lambda: model.model_validate(data))
+    assert from_text == from_value, f"JSON text: {from_text}; parsed value: {from_value}"
+    return from_text
+
+
+def _errors_of(validation: Callable[[], object]) -> list[tuple[str, str]]:
     try:
-        model.model_validate_json(json.dumps(data))
+        validation()
     except ValidationError as error:
         return [(".".join(map(str, e["loc"])), e["type"]) for e in error.errors()]
     return []

@@ -117,6 +117,7 @@ JsonInt: TypeAlias = Annotated[StrictInt, IntegralFloat]
 """An integer as JSON Schema means it: 5 and 5.0, never "5" or true."""
 
 
+_RFC3339_MESSAGE = "Input should be an RFC 3339 date-time string like 2026-01-31T12:00:00Z"
 _RFC3339_TEXT = core_schema.custom_error_schema(
     core_schema.chain_schema(
         [
@@ -125,7 +126,7 @@ _RFC3339_TEXT = core_schema.custom_error_schema(
         ]
     ),
     custom_error_type="rfc3339_datetime",
-    custom_error_message="Input should be an RFC 3339 date-time string like 2026-01-31T12:00:00Z",
+    custom_error_message=_RFC3339_MESSAGE,
 )
 
 
@@ -138,7 +139,10 @@ class _RFC3339DateTime:
             json_schema=_RFC3339_TEXT,
             # in Python a datetime object is taken as it is (a model built in code)
             python_schema=core_schema.union_schema(
-                [constructed, _RFC3339_TEXT], mode="left_to_right"
+                [constructed, _RFC3339_TEXT],
+                mode="left_to_right",
+                custom_error_type="rfc3339_datetime",
+                custom_error_message=_RFC3339_MESSAGE,
             ),
             serialization=handler(source).get("serialization"),
         )

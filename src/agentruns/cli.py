@@ -30,7 +30,6 @@ from agentruns.io import (
     layout_of,
     parse,
     read_raw,
-    read_records,
     validate,
 )
 from agentruns.schemas import schema_text
@@ -65,13 +64,8 @@ class _Tally:
 
 
 def _records(paths: tuple[str, ...], layout: Layout | None, tally: _Tally) -> Iterator[Record]:
-    """Records of every input in order; an unreadable input is reported and skipped."""
-    for path in paths:
-        try:
-            yield from read_records(path, layout)
-        except InputError as error:
-            tally.unreadable += 1
-            _err(f"{error}")
+    """Parsed records of every input in order."""
+    return map(parse, _raws(paths, layout, tally))
 
 
 R = TypeVar("R")
