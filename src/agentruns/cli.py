@@ -205,7 +205,7 @@ def validate_command(files: tuple[str, ...], fmt: str, jsonl: bool, quiet: bool,
 
 
 def _check(fmt: str, raw: Raw) -> tuple[str | None, list[tuple[str, str]]]:
-    """(format, problems) of one document; runs in a worker process."""
+    """(format, problems) of one document (in a worker process, with --jobs)."""
     record = parse(raw)
     if record.error is not None:
         return None, [("", record.error)]
@@ -311,7 +311,7 @@ class _Converted:
 
 
 def _convert_raw(source: str, to: str, strict: bool, report: bool, raw: Raw) -> _Converted:
-    """Runs in a worker process: everything but the writing."""
+    """Everything but the writing (in a worker process, with --jobs)."""
     record = parse(raw)
     result, error = _convert_one(record, source, to, strict)
     if result is None:

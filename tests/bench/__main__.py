@@ -20,6 +20,7 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel
 
+from agentruns._workers import available_cpus
 from agentruns.conversion import convert, format_for
 from agentruns.detect import MODELS
 from agentruns.io import Raw, parse, validate
@@ -81,6 +82,13 @@ def bench_validate(workdir: Path, count: int, runs: int) -> None:
         rust = count / _best(runs, partial(_others, "jsonschema-rs", schema, path))
         row = (fmt, size, ours, python, rust, ours / python, ours / rust)
         print("{:<10} {:>9} {:>10.0f} {:>11.0f} {:>14.0f} {:>6.1f}x {:>5.2f}x".format(*row))
+    path = workdir / "portable.jsonl"
+    one = _best(runs, partial(_cli, "validate", "--quiet", str(path)))
+    spread = _best(runs, partial(_cli, "validate", "--quiet", "--jobs", "0", str(path)))
+    print(
+        f"portable with --jobs 0 ({available_cpus()} worker processes): "
+        f"{count / spread:.0f} records/s, {one / spread:.2f}x one process"
+    )
     print("\nin-process, us per record (best of 3): where agentruns' time goes")
     header = ("format", "strict parse", "validate", "both", "jsonschema", "jsonschema-rs")
     print("{:<10} {:>12} {:>9} {:>6} {:>11} {:>14}".format(*header))
