@@ -11,8 +11,10 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner, Result
+from pydantic import BaseModel
 
-from agentruns.cli import main
+from agentruns.cli import main, run
+from agentruns.conversion import Conversion, convert
 
 FIXTURES = Path(__file__).parent / "fixtures"
 PORTABLE = (FIXTURES / "portable.min.json").read_text()
@@ -376,6 +378,33 @@ def test_the_installed_console_script_reports_without_traceback(tmp_path: Path) 
     assert completed.returncode == 1
     assert "Traceback" not in completed.stderr + completed.stdout
     assert "invalid UTF-8" in completed.stdout
+
+
+def test_an_interrupted_convert_exits_130_and_leaves_the_previous_output(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    source = write(tmp_path / "runs.jsonl", line(PORTABLE) + "\n" + line(PORTABLE) + "\n")
+    out = write(tmp_path / "out.jsonl", "previous content\n")
+    calls = 0
+
+    def convert_then_interrupt(
+        record: BaseModel, to: type[BaseModel], *, strict: bool = False
+    ) -> Conversion[BaseModel]:
+        nonlocal calls
+        calls += 1
+        if calls == 2:  # Ctrl-C while the second record is converted
+            raise KeyboardInterrupt
+        return convert(record, to, strict=strict)
+
+    monkeypatch.setattr("agentruns.cli.convert", convert_then_interrupt)
+    command = ["agentruns", "convert", "--to", "cortex", str(source), "-o", str(out)]
+    monkeypatch.setattr(sys, "argv", command)
+    with pytest.raises(SystemExit) as stopped:
+        run()
+    assert stopped.value.code == 130
+    assert "interrupted" in capsys.readouterr().err
+    assert out.read_text() == "previous content\n"
+    assert [p.name for p in tmp_path.iterdir() if p.name.endswith(".partial")] == []
 
 
 def _run_with_stderr(tmp_path: Path, *args: str, terminal: bool) -> str:

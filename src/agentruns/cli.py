@@ -2,7 +2,7 @@
 
 Kept out of ``import agentruns``: services that only want the models do not pay for click and
 rich. Exit codes: 0 ok; 1 invalid or unreadable input; 2 usage error (bad options, an output
-that cannot be written).
+that cannot be written); 130 interrupted (Ctrl-C).
 """
 
 from __future__ import annotations
@@ -38,11 +38,11 @@ if TYPE_CHECKING:
     from rich.progress import Progress
 
 FORMATS = sorted(MODELS)
-EXIT_OK, EXIT_INVALID, EXIT_USAGE = 0, 1, 2
+EXIT_OK, EXIT_INVALID, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 
 _EPILOG = (
     "Exit codes: 0 ok; 1 invalid or unreadable input; "
-    "2 usage error (bad options, unwritable output)."
+    "2 usage error (bad options, unwritable output); 130 interrupted."
 )
 
 
@@ -421,10 +421,16 @@ def schema_command(format_name: str, source: bool) -> None:
 def run() -> None:
     """Console-script entry point: click's usage errors exit 2; no traceback reaches a user."""
     try:
-        main.main(standalone_mode=True)
-    except KeyboardInterrupt:
-        _err("interrupted; no output file was written")
-        sys.exit(130)
+        # not standalone: click would turn Ctrl-C into "Aborted!" and exit 1, the code for
+        # invalid input
+        code = main.main(standalone_mode=False)
+    except (KeyboardInterrupt, click.exceptions.Abort):
+        _err("interrupted; no output file was written (a previous one is left as it was)")
+        sys.exit(EXIT_INTERRUPTED)
+    except click.ClickException as error:
+        error.show()
+        sys.exit(error.exit_code)
     except OSError as error:  # e.g. the disk filled up while writing
         _err(f"error: {error.strerror or error}: {error.filename or ''}".rstrip(": "))
         sys.exit(EXIT_USAGE)
+    sys.exit(code if isinstance(code, int) else EXIT_OK)  # --help, --version
