@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import multiprocessing
 import os
 from collections.abc import Iterator
 
@@ -37,3 +38,11 @@ def test_input_is_read_only_a_bounded_distance_ahead_of_the_output() -> None:
     for n, _ in ordered_map(_square_and_pid, counted(), jobs=2, chunk=8):
         ahead.append(read - n)
     assert max(ahead) <= (2 * 2 + 1) * 8  # 2 * jobs chunks in flight, one being filled
+
+
+def test_workers_start_before_iteration_and_stop_after_it() -> None:
+    # started at the call: before the caller starts a thread (forking with threads is unsafe)
+    results = ordered_map(_square_and_pid, range(100), jobs=2, chunk=8)
+    assert len(multiprocessing.active_children()) == 2
+    assert len(list(results)) == 100
+    assert multiprocessing.active_children() == []

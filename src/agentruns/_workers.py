@@ -18,7 +18,7 @@ from itertools import islice
 from typing import TYPE_CHECKING, TypeVar
 
 if TYPE_CHECKING:
-    from concurrent.futures import Future
+    from concurrent.futures import Future, ProcessPoolExecutor
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -39,29 +39,44 @@ def ordered_map(
 ) -> Iterator[tuple[T, R]]:
     """``(item, function(item))`` for every item, in order; ``function`` runs in ``jobs``
     worker processes (it must be picklable: a module-level function or a ``partial`` of one).
+
+    The workers start before this returns, so call it before starting any thread (a progress
+    display): forking a process that has other threads can leave a lock held in the child.
     """
     iterator = iter(items)
     first = list(islice(iterator, chunk))
     if jobs <= 1 or len(first) < chunk:
-        yield from ((item, function(item)) for item in first)
-        yield from ((item, function(item)) for item in iterator)
-        return
+        return _here(function, first, iterator)
     # imported here: 14 ms that a one-process run does not need
     from concurrent.futures import ProcessPoolExecutor
     from multiprocessing import get_context
 
-    # fork: workers start with everything this process has imported (and the model
-    # validators it has built); elsewhere the platform's default start method is used.
+    # fork: workers start with everything this process has imported; elsewhere the
+    # platform's default start method is used.
     context = get_context("fork" if sys.platform == "linux" else None)
     pool = ProcessPoolExecutor(jobs, mp_context=context, initializer=_ignore_interrupts)
-    pending: deque[tuple[list[T], Future[list[R]]]] = deque()
+    pending = deque([(first, pool.submit(_apply, function, first))])  # starts the workers
+    return _in_workers(pool, pending, function, iterator, jobs, chunk)
+
+
+def _here(function: Callable[[T], R], first: list[T], rest: Iterator[T]) -> Iterator[tuple[T, R]]:
+    yield from ((item, function(item)) for item in first)
+    yield from ((item, function(item)) for item in rest)
+
+
+def _in_workers(
+    pool: ProcessPoolExecutor,
+    pending: deque[tuple[list[T], Future[list[R]]]],
+    function: Callable[[T], R],
+    rest: Iterator[T],
+    jobs: int,
+    chunk: int,
+) -> Iterator[tuple[T, R]]:
     try:
-        batch = first
-        while batch:
+        while batch := list(islice(rest, chunk)):
             pending.append((batch, pool.submit(_apply, function, batch)))
             if len(pending) >= 2 * jobs:
                 yield from _done(pending.popleft())
-            batch = list(islice(iterator, chunk))
         while pending:
             yield from _done(pending.popleft())
     finally:

@@ -92,13 +92,14 @@ def _each(
     return ordered_map(work, _raws(paths, layout, tally), jobs)
 
 
-_JOBS_HELP = "Worker processes for JSONL input; 0 = one per available CPU."
+_JOBS_HELP = (
+    "Worker processes for JSONL input [default: one per available CPU]; 1 = none, all in this "
+    "process. Output and messages are the same and in the same order either way."
+)
 
 
 def _jobs_option(function: Callable[..., None]) -> Callable[..., None]:
-    option = click.option(
-        "--jobs", "-j", type=click.IntRange(min=0), default=1, show_default=True, help=_JOBS_HELP
-    )
+    option = click.option("--jobs", "-j", type=click.IntRange(min=1), help=_JOBS_HELP)
     return option(function)
 
 
@@ -173,7 +174,9 @@ detect_command.name = "detect"
 )
 @click.option("--quiet", "-q", is_flag=True, help="Only the summary.")
 @_jobs_option
-def validate_command(files: tuple[str, ...], fmt: str, jsonl: bool, quiet: bool, jobs: int) -> None:
+def validate_command(
+    files: tuple[str, ...], fmt: str, jsonl: bool, quiet: bool, jobs: int | None
+) -> None:
     """Validate records; print every problem as file:line: /json/pointer: message."""
     tally = _Tally()
     work = partial(_check, fmt)
@@ -245,7 +248,7 @@ def convert_command(
     losses: str | None,
     jsonl: bool,
     quiet: bool,
-    jobs: int,
+    jobs: int | None,
 ) -> None:
     """Convert records to another format, streaming (JSON -> JSON, JSONL -> JSONL)."""
     layout: Layout | None = "jsonl" if jsonl else None

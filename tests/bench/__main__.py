@@ -69,26 +69,22 @@ def _others(name: str, schema_file: Path, path: Path) -> None:
 
 def bench_validate(workdir: Path, count: int, runs: int) -> None:
     print(f"\n## validate: records/s on {count} seeded records per format (best of {runs})")
-    print("end to end, each a process that starts, imports, reads the JSONL file, checks it:")
-    columns = ("format", "bytes/rec", "agentruns", "jsonschema", "jsonschema-rs", "vs py", "vs rs")
-    print("{:<10} {:>9} {:>10} {:>11} {:>14} {:>7} {:>6}".format(*columns))
+    print("end to end, each a process that starts, imports, reads the JSONL file, checks it;")
+    print(f"agentruns as installed ({available_cpus()} worker processes) and with --jobs 1:")
+    columns = ("format", "bytes/rec", "agentruns", "-j 1", "jsonschema", "jsonschema-rs")
+    print("{:<10} {:>9} {:>10} {:>7} {:>11} {:>14}  {:>5} {:>5}".format(*columns, "vs py", "vs rs"))
     for fmt in MODELS:
         path = _write(workdir / f"{fmt}.jsonl", fmt, count)
         schema = workdir / f"{fmt}.schema.json"
         schema.write_text(schema_text(fmt), encoding="utf-8")
         size = path.stat().st_size // count
         ours = count / _best(runs, partial(_cli, "validate", "--quiet", str(path)))
+        one = count / _best(runs, partial(_cli, "validate", "--quiet", "-j", "1", str(path)))
         python = count / _best(max(1, runs // 2), partial(_others, "jsonschema", schema, path))
         rust = count / _best(runs, partial(_others, "jsonschema-rs", schema, path))
-        row = (fmt, size, ours, python, rust, ours / python, ours / rust)
-        print("{:<10} {:>9} {:>10.0f} {:>11.0f} {:>14.0f} {:>6.1f}x {:>5.2f}x".format(*row))
-    path = workdir / "portable.jsonl"
-    one = _best(runs, partial(_cli, "validate", "--quiet", str(path)))
-    spread = _best(runs, partial(_cli, "validate", "--quiet", "--jobs", "0", str(path)))
-    print(
-        f"portable with --jobs 0 ({available_cpus()} worker processes): "
-        f"{count / spread:.0f} records/s, {one / spread:.2f}x one process"
-    )
+        row = (fmt, size, ours, one, python, rust, ours / python, ours / rust)
+        template = "{:<10} {:>9} {:>10.0f} {:>7.0f} {:>11.0f} {:>14.0f} {:>5.1f}x {:>5.2f}x"
+        print(template.format(*row))
     print("\nin-process, us per record (best of 3): where agentruns' time goes")
     header = ("format", "strict parse", "validate", "both", "jsonschema", "jsonschema-rs")
     print("{:<10} {:>12} {:>9} {:>6} {:>11} {:>14}".format(*header))
@@ -128,8 +124,9 @@ def bench_convert(workdir: Path, count: int, runs: int) -> None:
     print(
         f"\n## convert: the CLI end to end vs the pydantic floor ({count} records, best of {runs})"
     )
-    print("{:<22} {:>11} {:>8} {:>6} {:>10} {:>9}".format(
-        "direction", "agentruns s", "floor s", "ratio", "in-process", "no-losses"
+    print("{:<22} {:>11} {:>6} {:>8} {:>6} {:>6} {:>10} {:>9}".format(
+        "direction", "agentruns s", "-j 1 s", "floor s", "ratio", "-j 1", "in-process",
+        "no-losses",
     ))  # fmt: skip
     for source, model in MODELS.items():
         path = workdir / f"{source}.jsonl"
@@ -143,13 +140,16 @@ def bench_convert(workdir: Path, count: int, runs: int) -> None:
             out = workdir / f"{source}-to-{target}.jsonl"
             command = ("convert", "--quiet", "--to", target, str(path), "-o", str(out))
             ours_s = _best(runs, partial(_cli, *command))
+            one_s = _best(runs, partial(_cli, *command, "-j", "1"))
             inner_s = _best(runs, partial(_in_process, model, to, raw_lines))
             bare_s = _best(runs, partial(_without_losses, model, to, raw_lines))
             row = (
-                f"{source} -> {target}", ours_s, floor_s, ours_s / floor_s,
-                inner_s / floor_s, bare_s / floor_s,
+                f"{source} -> {target}", ours_s, one_s, floor_s, ours_s / floor_s,
+                one_s / floor_s, inner_s / floor_s, bare_s / floor_s,
             )  # fmt: skip
-            print("{:<22} {:>11.2f} {:>8.2f} {:>5.2f}x {:>9.2f}x {:>8.2f}x".format(*row))
+            template = "{:<22} {:>11.2f} {:>6.2f} {:>8.2f} {:>5.2f}x {:>5.2f}x {:>9.2f}x {:>8.2f}x"
+            print(template.format(*row))
+    print(f"agentruns: as installed ({available_cpus()} worker processes); -j 1: one process")
     print("floor: a bare loop of validate_json + model_dump_json on the same lines, in-process")
     print("in-process: agentruns' own loop (strict parse, validate, convert, dump), no CLI")
     print("no-losses: a lower bound, the same without loss accounting (strict parse, validate,")
@@ -191,6 +191,7 @@ def _peak_rss_kib(*args: str) -> int:
 
 def bench_memory(workdir: Path, small: int, large: int) -> None:
     print(f"\n## memory: peak RSS converting {small} vs {large} JSONL lines (cortex -> agentrun)")
+    print(f"(of the largest of the {1 + available_cpus()} processes: main and workers)")
     results = {}
     for count in (small, large):
         path = _write(workdir / f"rss-{count}.jsonl", "cortex", count, scale=0.1)
