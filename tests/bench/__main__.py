@@ -191,19 +191,24 @@ def _peak_rss_kib(*args: str) -> int:
 
 def bench_memory(workdir: Path, small: int, large: int) -> None:
     print(f"\n## memory: peak RSS converting {small} vs {large} JSONL lines (cortex -> agentrun)")
-    print(f"(of the largest of the {1 + available_cpus()} processes: main and workers)")
-    results = {}
+    print(f"as installed: the largest of {1 + available_cpus()} processes (main and workers)")
+    results: dict[tuple[int, str], int] = {}
     for count in (small, large):
         path = _write(workdir / f"rss-{count}.jsonl", "cortex", count, scale=0.1)
         out = workdir / f"rss-{count}.out.jsonl"
-        results[count] = _peak_rss_kib(
-            "convert", "--quiet", "--to", "agentrun", str(path), "-o", str(out)
-        )
+        command = ("convert", "--quiet", "--to", "agentrun", str(path), "-o", str(out))
+        for jobs in ("as installed", "-j 1"):
+            extra = ("-j", "1") if jobs == "-j 1" else ()
+            results[count, jobs] = _peak_rss_kib(*command, *extra)
         mib = path.stat().st_size / 2**20
-        print(f"{count:>8} lines ({mib:,.0f} MiB in): peak RSS {results[count] / 1024:,.1f} MiB")
+        figures = ", ".join(
+            f"{j} {results[count, j] / 1024:,.1f} MiB" for j in ("as installed", "-j 1")
+        )
+        print(f"{count:>8} lines ({mib:,.0f} MiB in): peak RSS {figures}")
         path.unlink()
         out.unlink()
-    print(f"ratio {results[large] / results[small]:.2f}x")
+    for jobs in ("as installed", "-j 1"):
+        print(f"ratio {jobs}: {results[large, jobs] / results[small, jobs]:.2f}x")
 
 
 def _import_ms(statement: str, runs: int) -> float:
