@@ -83,23 +83,38 @@ def parse(raw: Raw) -> Record:
     return _document(raw.source, raw.line, raw.raw)
 
 
+_BUFFER = 1 << 20
+"""Read buffer. Run records are tens of kilobytes per line; with the default 8 KiB buffer,
+reading a line costs four times as much (12 against 3 us for a 19 KB line)."""
+
+
 @contextmanager
 def _open(path: str) -> Iterator[IO[bytes]]:
     if path == "-":
-        import sys
-
-        yield sys.stdin.buffer
+        yield from _stdin()
         return
     target = Path(path)
     if target.is_dir():
         raise InputError(f"{path}: is a directory, not a file of run records")
     try:
-        stream = target.open("rb")
+        stream = target.open("rb", buffering=_BUFFER)
     except FileNotFoundError:
         raise InputError(f"{path}: no such file") from None
     except OSError as error:
         raise InputError(f"{path}: cannot read: {error.strerror}") from None
     with stream:
+        yield stream
+
+
+def _stdin() -> Iterator[IO[bytes]]:
+    import sys
+
+    try:
+        descriptor = sys.stdin.buffer.fileno()
+    except (AttributeError, OSError, ValueError):  # replaced (as in tests): no descriptor
+        yield sys.stdin.buffer
+        return
+    with open(descriptor, "rb", buffering=_BUFFER, closefd=False) as stream:
         yield stream
 
 
