@@ -202,8 +202,9 @@ def test_convert_never_leaves_a_half_written_output(tmp_path: Path) -> None:
 
 @pytest.fixture
 def many(tmp_path: Path) -> Path:
-    """Enough records that the work goes to worker processes: valid records of each format,
-    every tenth invalid, one not JSON, some with losses on the way to portable."""
+    """Enough records for worker processes: valid records of each format, every tenth invalid,
+    one not JSON, some with losses on the way to portable, a BOM, CRLF line ends, blank lines,
+    and a last line cut short."""
     bad = json.loads(CORTEX)
     bad["status"] = "dispatching"
     lines = []
@@ -212,14 +213,18 @@ def many(tmp_path: Path) -> Path:
         if number % 10 == 0:
             lines.append(json.dumps(bad))
     lines.insert(77, '{"not": json')
-    return write(tmp_path / "many.jsonl", "\n".join(lines) + "\n")
+    lines[100:100] = ["", "   "]
+    text = "\ufeff" + "\r\n".join(lines[:50]) + "\r\n" + "\n".join(lines[50:]) + "\n"
+    return write(tmp_path / "many.jsonl", text + line(PORTABLE)[:-30])
 
 
 def test_validate_with_workers_says_exactly_what_one_process_says(many: Path) -> None:
     one = invoke("validate", "--jobs", "1", str(many))
     two = invoke("validate", "--jobs", "2", str(many))
     assert (two.exit_code, two.stdout, two.stderr) == (one.exit_code, one.stdout, one.stderr)
-    assert one.stderr.startswith("166 records: 150 valid, 16 invalid")
+    assert one.stderr.startswith("167 records: 150 valid, 17 invalid")
+    assert f"{many}:78: /: not valid JSON" in one.stdout
+    assert f"{many}:169: /: not valid JSON" in one.stdout  # the cut-short last line
 
 
 def _convert_many(many: Path, directory: Path, jobs: str) -> tuple[str, bytes, bytes, bytes]:
@@ -239,9 +244,9 @@ def test_convert_with_workers_writes_exactly_what_one_process_writes(
     one = _convert_many(many, tmp_path, "1")
     assert _convert_many(many, tmp_path, "2") == one
     summary, out, rejects, losses = one
-    assert summary.startswith("166 records in: 150 converted, 16 rejected")
+    assert summary.startswith("167 records in: 150 converted, 17 rejected")
     assert len(out.splitlines()) == 150
-    assert len(rejects.splitlines()) == 16
+    assert len(rejects.splitlines()) == 17
     assert [json.loads(x)["line"] for x in losses.splitlines()][:3] == [3, 4, 6]
 
 
