@@ -20,7 +20,7 @@ def test_results_come_back_in_input_order_from_worker_processes() -> None:
 
 
 def test_one_job_or_a_small_input_stays_in_this_process() -> None:
-    for jobs, count in ((1, 500), (4, 7)):
+    for jobs, count in ((1, 500), (4, 7), (4, 8)):
         results = ordered_map(_square_and_pid, range(count), jobs=jobs, chunk=8)
         assert {pid for _, (_, pid) in results} == {os.getpid()}
 

@@ -14,7 +14,7 @@ import signal
 import sys
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
-from itertools import islice
+from itertools import chain, islice
 from typing import TYPE_CHECKING, TypeVar
 
 if TYPE_CHECKING:
@@ -44,9 +44,10 @@ def ordered_map(
     display): forking a process that has other threads can leave a lock held in the child.
     """
     iterator = iter(items)
-    first = list(islice(iterator, chunk))
-    if jobs <= 1 or len(first) < chunk:
-        return _here(function, first, iterator)
+    head = list(islice(iterator, chunk + 1))
+    if jobs <= 1 or len(head) <= chunk:  # all of it is one chunk: workers would only wait
+        return _here(function, head, iterator)
+    first, iterator = head[:chunk], chain(head[chunk:], iterator)
     # imported here: 14 ms that a one-process run does not need
     from concurrent.futures import ProcessPoolExecutor
     from multiprocessing import get_context
