@@ -39,12 +39,10 @@ from typing_extensions import TypeAliasType
 
 # RFC 3339 section 5.6 date-time: a "T" (or "t") between date and time, seconds required,
 # and an explicit offset. Ranges (month 13, hour 25) are left to the datetime parser.
-_RFC3339_DATETIME = re.compile(
-    r"\A[0-9]{4}-[0-9]{2}-[0-9]{2}[Tt][0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]+)?([Zz]|[+-][0-9]{2}:[0-9]{2})\Z"
-)
-# The same, for pydantic-core's Rust regex engine (where `$` is the end of the text, as `\Z`
-# is in Python).
-_RFC3339_DATETIME_RUST = r"^[0-9]{4}-[0-9]{2}-[0-9]{2}[Tt][0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]+)?([Zz]|[+-][0-9]{2}:[0-9]{2})$"
+_RFC3339 = r"[0-9]{4}-[0-9]{2}-[0-9]{2}[Tt][0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]+)?([Zz]|[+-][0-9]{2}:[0-9]{2})"
+_RFC3339_DATETIME = re.compile(rf"\A{_RFC3339}\Z")
+# for pydantic-core's Rust regex engine, where `$` is the end of the text (as `\Z` in Python)
+_RFC3339_DATETIME_RUST = rf"^{_RFC3339}$"
 
 
 class JsonModel(BaseModel):
