@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import Any, get_args
 
 import pytest
-from pydantic import MISSING
+from pydantic import MISSING, BaseModel
 
 from agentruns import (
     AgentRun,
@@ -20,6 +20,10 @@ from agentruns import (
     from_canonical,
     to_canonical,
 )
+from agentruns.formats._shared import AgentRunStatus, CortexStatus
+from agentruns.formats.agentrun import StepType
+from agentruns.formats.cortex import CortexKind
+from agentruns.models import Step as AgentStep
 from tests.fidelity.oracles import subjects
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -192,3 +196,20 @@ def test_the_real_agentrun_example_converts_and_validates(
         assert "/steps" in {loss.pointer for loss in result.losses}
     else:
         assert result.losses == ()
+
+
+@pytest.mark.parametrize(
+    ("vocabulary", "model", "field"),
+    [
+        (CortexKind, CortexRunJournal, "kind"),
+        (CortexStatus, CortexRunJournal, "status"),
+        (AgentRunStatus, AgentRun, "status"),
+        (StepType, AgentStep, "type"),
+    ],
+    ids=["cortex kind", "cortex status", "agentrun status", "agentrun step type"],
+)
+def test_the_mappers_know_exactly_the_words_the_generated_models_allow(
+    vocabulary: object, model: type[BaseModel], field: str
+) -> None:
+    # a word added to a schema, regenerated, must not be mapped as unknown without notice
+    assert get_args(vocabulary) == get_args(model.model_fields[field].annotation)

@@ -8,9 +8,10 @@ objects allow additional properties: foreign data is carried in one reserved roo
 from __future__ import annotations
 
 from datetime import datetime
-from typing import ClassVar, Literal
+from typing import ClassVar, Literal, get_args
 
 from pydantic import MISSING, JsonValue
+from typing_extensions import TypeIs
 
 from agentruns.canonical import Run, Step
 from agentruns.conversion import Derived, Format, Written
@@ -28,14 +29,12 @@ from agentruns.models import Step as AgentStep
 CARRY_KEY = "x-agentruns-carry"
 
 StepType = Literal["thought", "tool_call", "tool_result", "message", "handoff", "decision"]
-_STEP_TYPES: dict[str, StepType] = {
-    "thought": "thought",
-    "tool_call": "tool_call",
-    "tool_result": "tool_result",
-    "message": "message",
-    "handoff": "handoff",
-    "decision": "decision",
-}
+_STEP_TYPES = frozenset(get_args(StepType))
+
+
+def _is_step_type(value: str) -> TypeIs[StepType]:
+    return value in _STEP_TYPES
+
 
 _POINTERS = {
     "final_message": "/result/summary",
@@ -183,7 +182,7 @@ def _agent_step(step: Step, position: int) -> AgentStep:
     return AgentStep(
         index=index,
         # cortex events and other kinds have no AgentRun step type; they are messages here
-        type=_STEP_TYPES.get(step.kind, "message"),
+        type=step.kind if _is_step_type(step.kind) else "message",
         name=step.name,
         input=as_object(step.input),
         output=as_object(step.output),

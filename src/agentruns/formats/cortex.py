@@ -8,9 +8,10 @@ carried in one reserved event (type ``x-agentruns-carry``) that readers skip.
 from __future__ import annotations
 
 from datetime import datetime
-from typing import ClassVar, Literal
+from typing import ClassVar, Literal, get_args
 
 from pydantic import MISSING, JsonValue
+from typing_extensions import TypeIs
 
 from agentruns.canonical import Run, Step
 from agentruns.conversion import Derived, Format, Written
@@ -43,17 +44,11 @@ CortexKind = Literal[
     "memory",
     "conversation",
 ]
-_KINDS: dict[str, CortexKind] = {
-    "plan": "plan",
-    "implement": "implement",
-    "validate": "validate",
-    "merge": "merge",
-    "handoff": "handoff",
-    "dashboard": "dashboard",
-    "publish": "publish",
-    "memory": "memory",
-    "conversation": "conversation",
-}
+_KINDS = frozenset(get_args(CortexKind))
+
+
+def _is_kind(value: str) -> TypeIs[CortexKind]:
+    return value in _KINDS
 
 
 class CortexFormat(Format[CortexRunJournal]):
@@ -127,9 +122,8 @@ class CortexFormat(Format[CortexRunJournal]):
 
     @staticmethod
     def _kind(run: Run, derived: list[Derived]) -> CortexKind:
-        known = _KINDS.get(run.kind) if isinstance(run.kind, str) else None
-        if known is not None:
-            return known
+        if isinstance(run.kind, str) and _is_kind(run.kind):
+            return run.kind
         kind: CortexKind = "conversation" if run.conversation is not MISSING else "implement"
         derived.append(
             Derived(
