@@ -108,8 +108,16 @@ class Format(ABC, Generic[M]):
         return self.pointers.get(field, "/" + field)
 
     def carried(self, record: M) -> dict[str, JsonValue] | None:
-        """Data carried for another format in this record, if any (see ``carry``)."""
+        """Data carried for another format in this record, if any (see ``carry``).
+
+        Return only a payload that ``is_carry`` recognises; anything else under the reserved
+        name is the user's own data and is read like any other value.
+        """
         return None
+
+    def carried_at(self, record: M) -> str:
+        """JSON pointer of the carried payload in ``record`` (for loss reports)."""
+        return ""
 
     def carry(self, record: M, payload: dict[str, JsonValue]) -> M | None:
         """The record with ``payload`` kept in a free-form place, or None if there is none."""
@@ -136,15 +144,52 @@ def format_for(model: type[M]) -> Format[M]:
 
 
 def to_canonical(record: BaseModel) -> Run:
-    """The canonical run for a record of any registered format (carried data included)."""
+    """The canonical run for a record of any registered format (carried data included).
+
+    Carried values that contradict the record's own fields, or that do not validate, are
+    ignored here; ``convert`` reports them as losses.
+    """
     fmt = format_for(type(record))
-    return _read_with_carry(fmt, record)
+    return _read_with_carry(fmt, record)[0]
 
 
-def _read_with_carry(fmt: Format[M], record: M) -> Run:
+def _read_with_carry(fmt: Format[M], record: M) -> tuple[Run, list[Loss]]:
+    """The record's run with its carried data applied, and the carried values not applied.
+
+    A carried value may stand in for what the record shows in its own terms (cortex shows an
+    ``awaiting_human`` run as ``running``), never contradict it: a carried value that writing
+    the record's format would not show as the record shows it (a stale or edited ``run_id``)
+    is dropped and reported, and the record's own value kept.
+    """
     run = fmt.read(record)
     payload = fmt.carried(record)
-    return run if payload is None else _apply_carry(run, payload)
+    if payload is None:
+        return run, []
+    where = fmt.carried_at(record)
+    try:
+        carried = _carried_fields(payload)
+    except ValueError as error:
+        return run, [Loss(where, f"carried data that cannot be read is ignored: {error}")]
+    if not carried:
+        return run, []
+    full = replace(run, **carried)
+    try:
+        shown = fmt.read(fmt.write(full).record)
+    except Exception as error:  # the carried values do not fit the format at all
+        reason = f"carried data that cannot be applied is ignored: {_brief(error)}"
+        return run, [Loss(where, reason)]
+    conflicts = [name for name in carried if getattr(shown, name) != getattr(run, name)]
+    if not conflicts:
+        return full, []
+    kept = {name: value for name, value in carried.items() if name not in conflicts}
+    losses = [
+        Loss(
+            f"{where}/fields/{name}",
+            f"the carried {name} contradicts the record's own value, which is kept",
+        )
+        for name in conflicts
+    ]
+    return replace(run, **kept), losses
 
 
 def convert(record: BaseModel, to: type[M], *, strict: bool = False) -> Conversion[M]:
@@ -155,7 +200,7 @@ def convert(record: BaseModel, to: type[M], *, strict: bool = False) -> Conversi
     """
     source = format_for(type(record))
     target = format_for(to)
-    run = _read_with_carry(source, record)
+    run, ignored = _read_with_carry(source, record)
     written = target.write(run)
     back = target.read(written.record)
     # A field needs carrying (or is lost) when the target does not hold it as it is *and* the
@@ -163,15 +208,17 @@ def convert(record: BaseModel, to: type[M], *, strict: bool = False) -> Conversi
     # a run id comes back as the eval id). The trip back is only taken when needed.
     unheld = [name for name in FIELDS if getattr(back, name) != getattr(run, name)]
     result = written.record
-    losses: list[Loss] = []
+    losses: list[Loss] = list(ignored)
     if not unheld:
-        return Conversion(result, (), written.derived)
+        if strict and losses:
+            raise LossError(source.name, target.name, losses)
+        return Conversion(result, tuple(losses), written.derived)
     returned = source.read(source.write(back).record)
     differing = [name for name in unheld if getattr(returned, name) != getattr(run, name)]
     if differing:
         kept = target.carry(result, _carry_payload(source.name, run, differing))
         if kept is None:
-            losses = [_loss(source, target, name, run, returned) for name in differing]
+            losses += [_loss(source, target, name, run, returned) for name in differing]
         else:
             result = kept
     if strict and losses:
@@ -201,16 +248,52 @@ def _carry_payload(origin: str, run: Run, names: list[str]) -> dict[str, JsonVal
     return {"version": CARRY_VERSION, "origin": origin, "fields": values, "absent": absent}
 
 
-def _apply_carry(run: Run, payload: dict[str, JsonValue]) -> Run:
-    fields = payload.get("fields")
-    absent = payload.get("absent")
-    if payload.get("version") != CARRY_VERSION or not isinstance(fields, dict):
-        raise ValueError("unrecognised carried data (x-agentruns-carry)")
-    restored = _run_adapter().validate_python(fields)
-    update: dict[str, Any] = {name: getattr(restored, name) for name in fields if name in FIELDS}
-    if isinstance(absent, list):
-        update.update({str(name): MISSING for name in absent if str(name) in FIELDS})
-    return replace(run, **update)
+_CARRY_KEYS = frozenset({"version", "origin", "fields", "absent"})
+
+
+def is_carry(value: JsonValue) -> bool:
+    """Whether a value has the shape of a payload this version writes (not whether its
+    values validate): formats read any other value under their reserved name as user data."""
+    if not isinstance(value, dict) or set(value) != _CARRY_KEYS:
+        return False
+    fields, absent = value["fields"], value["absent"]
+    return (
+        value["version"] == CARRY_VERSION
+        and type(value["version"]) is int
+        and isinstance(value["origin"], str)
+        and isinstance(fields, dict)
+        and all(name in _FIELD_SET for name in fields)
+        and isinstance(absent, list)
+        and all(isinstance(name, str) and name in _FIELD_SET for name in absent)
+    )
+
+
+_FIELD_SET = frozenset(FIELDS)
+
+
+def _carried_fields(payload: dict[str, JsonValue]) -> dict[str, Any]:
+    """Canonical field -> value of a recognised payload; ValueError when its values do not
+    validate as the canonical fields they name."""
+    from pydantic import ValidationError
+
+    fields = payload["fields"]
+    absent = payload["absent"]
+    assert isinstance(fields, dict)
+    assert isinstance(absent, list)
+    try:
+        restored = _run_adapter().validate_python(fields)
+    except ValidationError as error:
+        first = error.errors(include_url=False)[0]
+        at = "/".join(str(step) for step in first["loc"])
+        raise ValueError(f"fields/{at}: {first['msg']}") from None
+    update: dict[str, Any] = {name: getattr(restored, name) for name in fields}
+    update.update({str(name): MISSING for name in absent})
+    return update
+
+
+def _brief(error: BaseException) -> str:
+    text = " ".join(str(error).split())
+    return f"{type(error).__name__}: {text[:200]}"
 
 
 def _loss(source: Format[Any], target: Format[Any], name: str, run: Run, returned: Run) -> Loss:

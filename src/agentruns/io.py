@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -153,7 +154,39 @@ def _document(path: str, line: int, raw: bytes) -> Record:
         return Record(path, line, raw, error="nesting too deep to read")
     except ValueError as error:
         return Record(path, line, raw, error=str(error))
+    if _SURROGATE_ESCAPE.search(raw) is not None and (found := _lone_surrogate(value)):
+        return Record(path, line, raw, error=found)
     return Record(path, line, raw, value=value)
+
+
+_SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
+"""An escaped UTF-16 surrogate; only a record with one pays for the walk below."""
+
+
+def _lone_surrogate(value: JsonValue) -> str | None:
+    """Why the value is not Unicode text, if a string or key holds an unpaired surrogate.
+
+    ``json`` reads ``"\\ud800"`` into a string no UTF-8 encoder can write back; pydantic's own
+    JSON parser rejects it, so this one does too (valid pairs were joined by the parse).
+    """
+    stack: list[JsonValue] = [value]
+    while stack:
+        node = stack.pop()
+        texts: list[str] = []
+        if isinstance(node, str):
+            texts = [node]
+        elif isinstance(node, dict):
+            texts = list(node)
+            stack.extend(node.values())
+        elif isinstance(node, list):
+            stack.extend(node)
+        for text in texts:
+            try:
+                text.encode("utf-8")
+            except UnicodeEncodeError as error:
+                code = ord(text[error.start])
+                return f"string holds an unpaired UTF-16 surrogate \\u{code:04x} (not text)"
+    return None
 
 
 def _unique_keys(pairs: list[tuple[str, JsonValue]]) -> dict[str, JsonValue]:

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from functools import cache
 from typing import Literal, TypeVar
 
-from pydantic import MISSING, JsonValue
+from pydantic import MISSING, BaseModel, JsonValue
 
 from agentruns.canonical import Run, Status
 from agentruns.conversion import Derived
@@ -23,6 +24,32 @@ def given(value: T | MISSING) -> bool:
 def as_object(value: JsonValue | MISSING) -> dict[str, JsonValue] | MISSING:
     """The value if it is a JSON object, else MISSING (the target cannot hold it)."""
     return value if isinstance(value, dict) else MISSING
+
+
+def extras_for(
+    model: type[BaseModel], extra: dict[str, JsonValue] | MISSING
+) -> dict[str, JsonValue]:
+    """The extra properties ``model`` can hold as extras.
+
+    A key that names one of the model's declared fields (or its alias) would be read as that
+    field, or collide with it in the constructor; it is left out here, and the conversion's
+    trip back then sees the difference and carries or reports it.
+    """
+    if not isinstance(extra, dict):
+        return {}
+    taken = _declared(model)
+    return {key: value for key, value in extra.items() if key not in taken}
+
+
+@cache
+def _declared(model: type[BaseModel]) -> frozenset[str]:
+    names: set[str] = set()
+    for name, info in model.model_fields.items():
+        names.add(name)
+        for alias in (info.alias, info.validation_alias, info.serialization_alias):
+            if isinstance(alias, str):
+                names.add(alias)
+    return frozenset(names)
 
 
 def derive_run_id(run: Run, derived: list[Derived], where: str, *, allow_empty: bool = True) -> str:

@@ -14,11 +14,12 @@ from pydantic import MISSING, JsonValue
 from typing_extensions import TypeIs
 
 from agentruns.canonical import Run, Step
-from agentruns.conversion import Derived, Format, Written
+from agentruns.conversion import Derived, Format, Written, is_carry
 from agentruns.formats._shared import (
     AgentRunStatus,
     as_object,
     derive_run_id,
+    extras_for,
     status_from_agentrun,
     status_to_agentrun,
     text_or_derived,
@@ -56,7 +57,9 @@ class AgentRunFormat(Format[AgentRun]):
 
     def read(self, record: AgentRun) -> Run:
         result, metrics = record.result, record.metrics
-        extra = {k: v for k, v in (record.model_extra or {}).items() if k != CARRY_KEY}
+        extra = {
+            k: v for k, v in (record.model_extra or {}).items() if k != CARRY_KEY or not is_carry(v)
+        }
         return Run(
             run_id=record.run_id,
             agent_id=record.agent_id,
@@ -80,7 +83,7 @@ class AgentRunFormat(Format[AgentRun]):
 
     def write(self, run: Run) -> Written[AgentRun]:
         derived: list[Derived] = []
-        extra: dict[str, JsonValue] = dict(run.extra) if isinstance(run.extra, dict) else {}
+        extra = extras_for(AgentRun, run.extra)
         record = AgentRun(
             run_id=derive_run_id(run, derived, "/run_id"),
             agent_id=self._agent_id(run, derived),
@@ -132,7 +135,7 @@ class AgentRunFormat(Format[AgentRun]):
             and run.result_extra is MISSING
         ):
             return MISSING
-        extra = dict(run.result_extra) if isinstance(run.result_extra, dict) else {}
+        extra = extras_for(Result, run.result_extra)
         return Result(summary=run.final_message, output=run.result_output, **extra)
 
     @staticmethod
@@ -140,7 +143,7 @@ class AgentRunFormat(Format[AgentRun]):
         values = (run.input_tokens, run.output_tokens, run.tool_call_count, run.cost_usd)
         if all(v is MISSING for v in values) and run.metrics_extra is MISSING:
             return MISSING
-        extra = dict(run.metrics_extra) if isinstance(run.metrics_extra, dict) else {}
+        extra = extras_for(Metrics, run.metrics_extra)
         return Metrics(
             input_tokens=run.input_tokens,
             output_tokens=run.output_tokens,
@@ -151,9 +154,14 @@ class AgentRunFormat(Format[AgentRun]):
 
     def carried(self, record: AgentRun) -> dict[str, JsonValue] | None:
         payload = (record.model_extra or {}).get(CARRY_KEY)
-        return payload if isinstance(payload, dict) else None
+        return payload if isinstance(payload, dict) and is_carry(payload) else None
 
-    def carry(self, record: AgentRun, payload: dict[str, JsonValue]) -> AgentRun:
+    def carried_at(self, record: AgentRun) -> str:
+        return "/" + CARRY_KEY
+
+    def carry(self, record: AgentRun, payload: dict[str, JsonValue]) -> AgentRun | None:
+        if CARRY_KEY in (record.model_extra or {}):
+            return None  # the user's own data holds the name: report losses, never overwrite
         copy = record.model_copy()  # shallow: the carry is the only change
         copy.__pydantic_extra__ = {**(record.model_extra or {}), CARRY_KEY: payload}
         return copy
@@ -174,7 +182,7 @@ def _step(step: AgentStep) -> Step:
 
 
 def _agent_step(step: Step, position: int) -> AgentStep:
-    extra: dict[str, JsonValue] = dict(step.extra) if isinstance(step.extra, dict) else {}
+    extra = extras_for(AgentStep, step.extra)
     index = (
         step.index if isinstance(step.index, int) and -(2**31) <= step.index < 2**31 else position
     )

@@ -14,11 +14,12 @@ from pydantic import MISSING, JsonValue
 from typing_extensions import TypeIs
 
 from agentruns.canonical import Run, Step
-from agentruns.conversion import Derived, Format, Written
+from agentruns.conversion import Derived, Format, Written, is_carry
 from agentruns.formats._shared import (
     CortexStatus,
     derive_run_id,
     derive_started_at,
+    extras_for,
     status_from_cortex,
     status_to_cortex,
 )
@@ -60,8 +61,8 @@ class CortexFormat(Format[CortexRunJournal]):
         events = record.events
         steps: tuple[Step, ...] | MISSING = MISSING
         if isinstance(events, list):
-            own = [e for e in events if e.type != CARRY_EVENT]
-            carry = next((e for e in events if e.type == CARRY_EVENT), None)
+            carry = _carry_event(events)
+            own = events if carry is None else events[:-1]
             absent = carry is not None and (carry.model_extra or {}).get(_ABSENT_KEY) is True
             steps = MISSING if absent and not own else tuple(_step(e) for e in own)
         refs = record.transcript_refs
@@ -150,17 +151,30 @@ class CortexFormat(Format[CortexRunJournal]):
         return "completed"
 
     def carried(self, record: CortexRunJournal) -> dict[str, JsonValue] | None:
-        for event in record.events if isinstance(record.events, list) else ():
-            if event.type == CARRY_EVENT:
-                payload = (event.model_extra or {}).get(_CARRY_KEY)
-                return payload if isinstance(payload, dict) else None
-        return None
+        event = _carry_event(record.events) if isinstance(record.events, list) else None
+        payload = None if event is None else (event.model_extra or {}).get(_CARRY_KEY)
+        return payload if isinstance(payload, dict) else None
+
+    def carried_at(self, record: CortexRunJournal) -> str:
+        events = record.events if isinstance(record.events, list) else []
+        return f"/events/{len(events) - 1}/{_CARRY_KEY}"
 
     def carry(self, record: CortexRunJournal, payload: dict[str, JsonValue]) -> CortexRunJournal:
         events = list(record.events) if isinstance(record.events, list) else []
         extra: dict[str, JsonValue] = {_CARRY_KEY: payload, _ABSENT_KEY: record.events is MISSING}
         marker = Event(type=CARRY_EVENT, at=record.started_at, **extra)
         return record.model_copy(update={"events": [*events, marker]})
+
+
+def _carry_event(events: list[Event]) -> Event | None:
+    """The carry event: the last event, of the reserved type, with a payload this version
+    writes. Any other event of that type is the user's own and read like the rest."""
+    if not events or events[-1].type != CARRY_EVENT:
+        return None
+    extra = events[-1].model_extra or {}
+    if set(extra) != {_CARRY_KEY, _ABSENT_KEY} or not isinstance(extra[_ABSENT_KEY], bool):
+        return None
+    return events[-1] if is_carry(extra[_CARRY_KEY]) else None
 
 
 def _step(event: Event) -> Step:
@@ -203,9 +217,7 @@ def _events(steps: tuple[Step, ...], started_at: datetime, derived: list[Derived
 def _event(step: Step, started_at: datetime) -> Event:
     at = step.started_at if isinstance(step.started_at, datetime) else started_at
     # A cortex event's own extras come back as extras; other steps' fields have no place here.
-    extra: dict[str, JsonValue] = (
-        dict(step.extra) if step.kind == "event" and isinstance(step.extra, dict) else {}
-    )
+    extra = extras_for(Event, step.extra if step.kind == "event" else MISSING)
     return Event(
         type=step.name if isinstance(step.name, str) and step.name else step.kind,
         at=at,
