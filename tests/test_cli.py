@@ -401,7 +401,7 @@ def test_an_interrupted_convert_exits_130_and_leaves_the_previous_output(
             raise KeyboardInterrupt
         return convert(record, to, strict=strict)
 
-    monkeypatch.setattr("agentruns.cli.convert", convert_then_interrupt)
+    monkeypatch.setattr("agentruns.batch.convert", convert_then_interrupt)
     command = ["agentruns", "convert", "--to", "cortex", str(source), "-o", str(out)]
     monkeypatch.setattr(sys, "argv", command)
     with pytest.raises(SystemExit) as stopped:

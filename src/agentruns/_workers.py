@@ -1,10 +1,16 @@
-"""Per-record work on every CPU, in input order, in bounded memory.
+"""Per-record work on every CPU, in input order, in bounded memory, with no process left behind.
 
 Validating or converting a record is pure CPU work on its own bytes, so records are sent in
 chunks to worker processes and the results come back in the order the records were read.
-At most ``2 * jobs`` chunks are in flight: memory stays constant however long the input is.
-A small input (one chunk) is done in this process: starting workers would cost more than it
-saves.
+At most ``2 * jobs`` chunks are in flight, and a chunk holds at most ``CHUNK`` items or
+``CHUNK_BYTES`` of them: memory stays bounded however long the input is. A small input (one
+chunk) is done in this process: starting workers would cost more than it saves.
+
+Workers live only as long as this process: they ignore the signals that stop a run (this
+process handles them and ends the workers), they are killed by the kernel when this process
+dies (``PR_SET_PDEATHSIG`` on Linux; elsewhere a thread notices the parent is gone), and
+``close`` kills them at once. A worker that dies mid-chunk (out of memory, killed) costs only
+the items it held: each gets ``on_failure``'s result and the rest is done in this process.
 """
 
 from __future__ import annotations
@@ -12,10 +18,13 @@ from __future__ import annotations
 import os
 import signal
 import sys
+import threading
+import time
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from itertools import chain, islice
-from typing import TYPE_CHECKING, TypeVar
+from types import TracebackType
+from typing import TYPE_CHECKING, Generic, TypeVar
 
 if TYPE_CHECKING:
     from concurrent.futures import Future, ProcessPoolExecutor
@@ -24,7 +33,10 @@ T = TypeVar("T")
 R = TypeVar("R")
 
 CHUNK = 32
-"""Records per chunk: large enough that sending a chunk costs little next to its work."""
+"""Items per chunk: large enough that sending a chunk costs little next to its work."""
+CHUNK_BYTES = 1 << 20
+"""A chunk closes early at this many bytes (by ``size``), so a chunk of huge records does not
+hold 32 of them in memory per chunk in flight."""
 
 
 def available_cpus() -> int:
@@ -34,20 +46,127 @@ def available_cpus() -> int:
     return os.cpu_count() or 1
 
 
-def ordered_map(
-    function: Callable[[T], R], items: Iterable[T], jobs: int, chunk: int = CHUNK
-) -> Iterator[tuple[T, R]]:
+class OrderedMap(Generic[T, R]):
     """``(item, function(item))`` for every item, in order; ``function`` runs in ``jobs``
     worker processes (it must be picklable: a module-level function or a ``partial`` of one).
 
-    The workers start before this returns, so call it before starting any thread (a progress
+    Use it as a context manager (or call ``close``): leaving early kills the workers at once.
+    The workers start in the constructor, so create it before starting any thread (a progress
     display): forking a process that has other threads can leave a lock held in the child.
     """
-    iterator = iter(items)
-    head = list(islice(iterator, chunk + 1))
-    if jobs <= 1 or len(head) <= chunk:  # all of it is one chunk: workers would only wait
-        return _here(function, head, iterator)
-    first, iterator = head[:chunk], chain(head[chunk:], iterator)
+
+    def __init__(
+        self,
+        function: Callable[[T], R],
+        items: Iterable[T],
+        jobs: int,
+        *,
+        on_failure: Callable[[T, BaseException], R] | None = None,
+        size: Callable[[T], int] | None = None,
+        chunk: int = CHUNK,
+    ) -> None:
+        self._function = function
+        self._on_failure = on_failure
+        self._size = size
+        self._chunk = chunk
+        self._jobs = jobs
+        self._pool: ProcessPoolExecutor | None = None
+        self._pending: deque[tuple[list[T], Future[list[R]]]] = deque()
+        iterator = iter(items)
+        head = list(islice(iterator, chunk + 1))
+        self._rest: Iterator[T] = chain(head, iterator)
+        if jobs > 1 and len(head) > chunk:  # more than one chunk: workers pay off
+            self._pool = _start_pool(jobs)
+            self._submit(self._next_chunk())  # starts the workers now, before any thread
+
+    def __iter__(self) -> Iterator[tuple[T, R]]:
+        if self._pool is None:
+            yield from ((item, self._function(item)) for item in self._rest)
+            return
+        while batch := self._next_chunk():
+            self._submit(batch)
+            if len(self._pending) >= 2 * self._jobs:
+                yield from self._done()
+        while self._pending:
+            yield from self._done()
+        self.close()
+
+    def _next_chunk(self) -> list[T]:
+        if self._size is None:
+            return list(islice(self._rest, self._chunk))
+        batch: list[T] = []
+        total = 0
+        for item in self._rest:
+            batch.append(item)
+            total += self._size(item)
+            if len(batch) >= self._chunk or total >= CHUNK_BYTES:
+                break
+        return batch
+
+    def _submit(self, batch: list[T]) -> None:
+        from concurrent.futures import Future
+
+        if self._pool is not None:
+            try:
+                self._pending.append((batch, self._pool.submit(_apply, self._function, batch)))
+                return
+            except RuntimeError:  # the pool broke (a worker died): the rest is done here
+                self._kill()
+        done: Future[list[R]] = Future()
+        try:
+            done.set_result(_apply(self._function, batch))
+        except Exception as error:
+            done.set_exception(error)
+        self._pending.append((batch, done))
+
+    def _done(self) -> Iterator[tuple[T, R]]:
+        batch, future = self._pending.popleft()
+        try:
+            results = future.result()
+        except Exception as error:
+            if self._on_failure is None:
+                raise
+            self._kill()  # a broken pool fails every chunk in flight; do the rest here
+            results = [self._on_failure(item, error) for item in batch]
+        return zip(batch, results, strict=True)
+
+    def close(self) -> None:
+        """End the workers now (idempotent); pending work is dropped."""
+        self._kill()
+        self._pending.clear()
+
+    def _kill(self) -> None:
+        pool, self._pool = self._pool, None
+        if pool is None:
+            return
+        processes = list((getattr(pool, "_processes", None) or {}).values())
+        for process in processes:
+            if process.is_alive():
+                process.kill()
+        pool.shutdown(wait=False, cancel_futures=True)
+        for process in processes:
+            process.join(timeout=5)
+
+    def __enter__(self) -> OrderedMap[T, R]:
+        return self
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        trace: TracebackType | None,
+    ) -> None:
+        self.close()
+
+
+def ordered_map(
+    function: Callable[[T], R], items: Iterable[T], jobs: int, chunk: int = CHUNK
+) -> OrderedMap[T, R]:
+    """``OrderedMap(function, items, jobs, chunk=chunk)``: see there."""
+    return OrderedMap(function, items, jobs, chunk=chunk)
+
+
+def _start_pool(jobs: int) -> ProcessPoolExecutor:
     # imported here: 14 ms that a one-process run does not need
     from concurrent.futures import ProcessPoolExecutor
     from multiprocessing import get_context
@@ -55,45 +174,40 @@ def ordered_map(
     # fork: workers start with everything this process has imported; elsewhere the
     # platform's default start method is used.
     context = get_context("fork" if sys.platform == "linux" else None)
-    pool = ProcessPoolExecutor(jobs, mp_context=context, initializer=_ignore_interrupts)
-    pending = deque([(first, pool.submit(_apply, function, first))])  # starts the workers
-    return _in_workers(pool, pending, function, iterator, jobs, chunk)
-
-
-def _here(function: Callable[[T], R], first: list[T], rest: Iterator[T]) -> Iterator[tuple[T, R]]:
-    yield from ((item, function(item)) for item in first)
-    yield from ((item, function(item)) for item in rest)
-
-
-def _in_workers(
-    pool: ProcessPoolExecutor,
-    pending: deque[tuple[list[T], Future[list[R]]]],
-    function: Callable[[T], R],
-    rest: Iterator[T],
-    jobs: int,
-    chunk: int,
-) -> Iterator[tuple[T, R]]:
-    try:
-        while batch := list(islice(rest, chunk)):
-            pending.append((batch, pool.submit(_apply, function, batch)))
-            if len(pending) >= 2 * jobs:
-                yield from _done(pending.popleft())
-        while pending:
-            yield from _done(pending.popleft())
-    finally:
-        pool.shutdown(wait=True, cancel_futures=True)
-
-
-def _done(entry: tuple[list[T], Future[list[R]]]) -> Iterator[tuple[T, R]]:
-    batch, future = entry
-    return zip(batch, future.result(), strict=True)
+    return ProcessPoolExecutor(
+        jobs, mp_context=context, initializer=_worker_setup, initargs=(os.getpid(),)
+    )
 
 
 def _apply(function: Callable[[T], R], batch: list[T]) -> list[R]:
     return [function(item) for item in batch]
 
 
-def _ignore_interrupts() -> None:
-    """Ctrl-C reaches every process of the terminal's group: the main process handles it
-    (and stops the workers); a worker printing its own traceback would only be noise."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
+_PR_SET_PDEATHSIG = 1
+
+
+def _worker_setup(parent: int) -> None:
+    """Make a worker a pure helper of ``parent``.
+
+    Ctrl-C, SIGTERM and SIGHUP reach every process of a terminal's group or a service's
+    cgroup: the parent handles them and ends the workers; a worker dying on its own would
+    only turn the parent's clean stop into a broken pool. When the parent dies, even by
+    SIGKILL, the worker must not linger blocked on its queue.
+    """
+    for number in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        signal.signal(number, signal.SIG_IGN)
+    if sys.platform == "linux":
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+        if os.getppid() != parent:  # the parent died before prctl took effect
+            os._exit(1)
+    else:
+        threading.Thread(target=_watch_parent, args=(parent,), daemon=True).start()
+
+
+def _watch_parent(parent: int) -> None:
+    while os.getppid() == parent:
+        time.sleep(0.5)
+    os._exit(1)

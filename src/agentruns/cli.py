@@ -1,36 +1,43 @@
 """The ``agentruns`` command: detect, validate, convert, show, schema.
 
-Kept out of ``import agentruns``: services that only want the models do not pay for click and
-rich. Exit codes: 0 ok; 1 invalid or unreadable input; 2 usage error (bad options, an output
-that cannot be written); 130 interrupted (Ctrl-C).
+Presentation only: the batch engine (``agentruns.batch``) reads, handles and accounts for the
+records; safe output is ``agentruns._output``. Kept out of ``import agentruns``: services that
+only want the models do not pay for click and rich. Exit codes are ``EXIT_*`` below and in
+README.md.
 """
 
 from __future__ import annotations
 
-import json
+import os
+import signal
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from contextlib import ExitStack
-from dataclasses import dataclass, field
 from functools import partial
-from typing import IO, TYPE_CHECKING, TypeVar
+from types import FrameType
+from typing import IO, TYPE_CHECKING, NoReturn
 
 import click
-from pydantic import BaseModel
 
-from agentruns._workers import available_cpus, ordered_map
-from agentruns.conversion import Conversion, LossError, convert
+from agentruns._output import Output, OutputError, is_regular_or_new, refuse_overlaps
+from agentruns._text import printable
+from agentruns.batch import (
+    Batch,
+    Outcome,
+    Tally,
+    convert_document,
+    read_model,
+    reject_line,
+    validate_document,
+)
 from agentruns.detect import MODELS, detect
 from agentruns.io import (
-    AtomicWriter,
+    MAX_RECORD_SIZE,
     InputError,
     Layout,
     Raw,
-    Record,
     layout_of,
-    parse,
-    read_raw,
-    validate,
+    read_records,
 )
 from agentruns.schemas import schema_text
 
@@ -38,69 +45,95 @@ if TYPE_CHECKING:
     from rich.progress import Progress
 
 FORMATS = sorted(MODELS)
-EXIT_OK, EXIT_INVALID, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
+EXIT_OK = 0
+EXIT_INVALID = 1
+"""Some input was invalid or unreadable (every valid record was still handled)."""
+EXIT_USAGE = 2
+"""Bad options, or an output refused before any input was read."""
+EXIT_IO = 74
+"""An output could not be written to the end (a full disk, an I/O error); sysexits' EX_IOERR.
+Nothing is left behind: no temporary file, the previous output as it was."""
+EXIT_HANGUP, EXIT_INTERRUPTED, EXIT_TERMINATED = 129, 130, 143
+"""128 + the signal's number, as shells report a death by signal (SIGHUP, SIGINT, SIGTERM)."""
 
 _EPILOG = (
-    "Exit codes: 0 ok; 1 invalid or unreadable input; "
-    "2 usage error (bad options, unwritable output); 130 interrupted."
+    "Exit codes: 0 ok; 1 invalid or unreadable input; 2 usage error (bad options, a refused "
+    "output); 74 an output could not be written (disk full); 129/130/143 stopped by "
+    "SIGHUP/Ctrl-C/SIGTERM (no output file written)."
 )
+
+_MAX_ERRORS_HELP = "Print at most N problem lines (then a count); 0 = all. [default: 100]"
 
 
 class _Usage(click.UsageError):
     exit_code = EXIT_USAGE
 
 
+class _Stopped(BaseException):
+    """SIGTERM or SIGHUP, raised where the main thread is, so cleanup runs as for Ctrl-C."""
+
+    def __init__(self, number: int) -> None:
+        super().__init__(number)
+        self.number = number
+
+
+class _WriteFailed(Exception):
+    """Writing an output failed (full disk, I/O error)."""
+
+
 def _err(message: str) -> None:
     click.echo(message, err=True)
 
 
-@dataclass
-class _Tally:
-    records: int = 0
-    valid: int = 0
-    invalid: int = 0
-    unreadable: int = 0
-    by_format: dict[str, int] = field(default_factory=dict)
+class _Messages:
+    """Problem lines, escaped to one line each, at most ``limit`` of them (0: no limit)."""
 
+    def __init__(self, limit: int, quiet: bool = False, err: bool = False) -> None:
+        self.limit = limit
+        self.quiet = quiet
+        self.err = err
+        self.held_back = 0
 
-def _records(paths: tuple[str, ...], layout: Layout | None, tally: _Tally) -> Iterator[Record]:
-    """Parsed records of every input in order."""
-    return map(parse, _raws(paths, layout, tally))
+    def say(self, text: str) -> None:
+        if self.quiet:
+            return
+        if self.limit and self.shown >= self.limit:
+            self.held_back += 1
+            return
+        self.shown += 1
+        click.echo(printable(text), err=self.err)
 
+    shown = 0
 
-R = TypeVar("R")
-
-
-def _raws(paths: tuple[str, ...], layout: Layout | None, tally: _Tally) -> Iterator[Raw]:
-    """Unparsed documents of every input in order; an unreadable input is reported and skipped."""
-    for path in paths:
-        try:
-            yield from read_raw(path, layout)
-        except InputError as error:
-            tally.unreadable += 1
-            _err(f"{error}")
-
-
-def _each(
-    work: Callable[[Raw], R],
-    paths: tuple[str, ...],
-    layout: Layout | None,
-    tally: _Tally,
-    jobs: int,
-) -> Iterator[tuple[Raw, R]]:
-    """``work`` done on every document of the inputs, by ``jobs`` processes, in input order."""
-    return ordered_map(work, _raws(paths, layout, tally), jobs)
+    def summary(self, where: str) -> str:
+        if not self.held_back:
+            return ""
+        return f"; {self.held_back} more problem lines not printed ({where})"
 
 
 _JOBS_HELP = (
-    "Worker processes for JSONL input [default: one per available CPU]; 1 = none, all in this "
-    "process. Output and messages are the same and in the same order either way."
+    "Worker processes for JSONL input [default: one per available CPU; at most that]; 1 = "
+    "none, all in this process. Output and messages are the same and in the same order."
 )
 
 
-def _jobs_option(function: Callable[..., None]) -> Callable[..., None]:
-    option = click.option("--jobs", "-j", type=click.IntRange(min=1), help=_JOBS_HELP)
-    return option(function)
+def _batch_options(function: Callable[..., None]) -> Callable[..., None]:
+    for option in (
+        click.option(
+            "--max-errors", type=click.IntRange(min=0), default=100, help=_MAX_ERRORS_HELP
+        ),
+        click.option(
+            "--max-record-size",
+            type=click.IntRange(min=1),
+            default=MAX_RECORD_SIZE,
+            show_default=True,
+            help="Largest record (a JSONL line or a JSON file) read, in bytes; a larger one "
+            "is rejected unread and reading goes on.",
+        ),
+        click.option("--jobs", "-j", type=click.IntRange(min=1), help=_JOBS_HELP),
+    ):
+        function = option(function)
+    return function
 
 
 def _progress(quiet: bool, label: str) -> Progress | None:
@@ -125,13 +158,12 @@ def _tick(progress: Progress | None) -> None:
         progress.advance(progress.task_ids[0])
 
 
-def _model_for(record: Record, chosen: str) -> tuple[str | None, str]:
-    """The format to validate against: the chosen one, the detected one, or -- for a document
-    no format fully matches -- the one it is most like, so its errors say what is wrong."""
-    if chosen != "auto":
-        return chosen, ""
-    found = detect(record.value)
-    return found.format or found.closest, found.reason
+def _unreadable(message: str) -> None:
+    _err(printable(message))
+
+
+def _unreadable_note(tally: Tally) -> str:
+    return f"; {len(tally.unreadable)} inputs unreadable" if tally.unreadable else ""
 
 
 @click.group(epilog=_EPILOG, context_settings={"help_option_names": ["-h", "--help"]})
@@ -145,20 +177,23 @@ def main() -> None:
 @click.option("--jsonl", "jsonl", is_flag=True, help="Read every input as JSON Lines.")
 def detect_command(files: tuple[str, ...], jsonl: bool) -> None:
     """Say which format each document (or JSONL line) is."""
-    tally = _Tally()
-    for record in _records(files, "jsonl" if jsonl else None, tally):
-        tally.records += 1
-        if record.error is not None:
-            tally.invalid += 1
-            click.echo(f"{record.where}: error: {record.error}")
-            continue
-        found = detect(record.value)
-        if found.format is None:
-            tally.invalid += 1
-            click.echo(f"{record.where}: error: {found.reason}")
-        else:
-            click.echo(f"{record.where}: {found.format}")
-    sys.exit(EXIT_INVALID if tally.invalid or tally.unreadable else EXIT_OK)
+    invalid = unreadable = 0
+    for path in files:
+        try:
+            for record in read_records(path, "jsonl" if jsonl else None):
+                reason = record.error
+                if reason is None:
+                    found = detect(record.value)
+                    reason = found.reason if found.format is None else None
+                    if found.format is not None:
+                        click.echo(printable(f"{record.where}: {found.format}"))
+                if reason is not None:
+                    invalid += 1
+                    click.echo(printable(f"{record.where}: error: {reason}"))
+        except InputError as error:
+            unreadable += 1
+            _unreadable(str(error))
+    sys.exit(EXIT_INVALID if invalid or unreadable else EXIT_OK)
 
 
 detect_command.name = "detect"
@@ -173,52 +208,54 @@ detect_command.name = "detect"
     "--jsonl", is_flag=True, help="Read every input as JSON Lines (default: by extension)."
 )
 @click.option("--quiet", "-q", is_flag=True, help="Only the summary.")
-@_jobs_option
+@_batch_options
 def validate_command(
-    files: tuple[str, ...], fmt: str, jsonl: bool, quiet: bool, jobs: int | None
+    files: tuple[str, ...],
+    fmt: str,
+    jsonl: bool,
+    quiet: bool,
+    jobs: int | None,
+    max_record_size: int,
+    max_errors: int,
 ) -> None:
     """Validate records; print every problem as file:line: /json/pointer: message."""
-    tally = _Tally()
-    work = partial(_check, fmt)
-    checked = _each(work, files, "jsonl" if jsonl else None, tally, jobs or available_cpus())
-    progress = _progress(quiet, "validated")
-    try:
-        for raw, (name, problems) in checked:
-            tally.records += 1
+    messages = _Messages(max_errors, quiet)
+    batch = Batch(
+        partial(validate_document, fmt=fmt),
+        files,
+        layout="jsonl" if jsonl else None,
+        jobs=jobs,
+        max_record_size=max_record_size,
+        on_unreadable=_unreadable,
+    )
+    with batch, _shown(_progress(quiet, "validated")) as progress:
+        for raw, outcome in batch:
             _tick(progress)
-            if problems:
-                tally.invalid += 1
-                if not quiet:
-                    for pointer, message in problems:
-                        click.echo(f"{raw.source}:{raw.line}: {pointer or '/'}: {message}")
-            else:
-                tally.valid += 1
-                assert name is not None
-                tally.by_format[name] = tally.by_format.get(name, 0) + 1
-    finally:
-        if progress is not None:
-            progress.stop()
+            for pointer, message in outcome.problems:
+                messages.say(f"{raw.source}:{raw.line}: {pointer or '/'}: {message}")
+    tally = batch.tally
     formats = ", ".join(f"{n} {c}" for n, c in sorted(tally.by_format.items()))
     _err(
-        f"{tally.records} records: {tally.valid} valid, {tally.invalid} invalid"
+        f"{tally.records} records: {tally.accepted} valid, {tally.rejected} invalid"
         + (f" ({formats})" if formats else "")
-        + (f"; {tally.unreadable} inputs unreadable" if tally.unreadable else "")
+        + _unreadable_note(tally)
+        + messages.summary("--max-errors 0 prints all")
     )
-    sys.exit(EXIT_INVALID if tally.invalid or tally.unreadable else EXIT_OK)
+    sys.exit(EXIT_INVALID if tally.rejected or tally.unreadable else EXIT_OK)
 
 
-def _check(fmt: str, raw: Raw) -> tuple[str | None, list[tuple[str, str]]]:
-    """(format, problems) of one document (in a worker process, with --jobs)."""
-    record = parse(raw)
-    if record.error is not None:
-        return None, [("", record.error)]
-    name, reason = _model_for(record, fmt)
-    if name is None:
-        return None, [("", reason)]
-    _, problems = validate(record, MODELS[name])
-    if problems and reason:  # guessed from the closest format: say so first
-        problems = [("", reason), *problems]
-    return name, problems
+class _shown:
+    """Stop the progress display however the block ends."""
+
+    def __init__(self, progress: Progress | None) -> None:
+        self.progress = progress
+
+    def __enter__(self) -> Progress | None:
+        return self.progress
+
+    def __exit__(self, *exc: object) -> None:
+        if self.progress is not None:
+            self.progress.stop()
 
 
 @main.command("convert", epilog=_EPILOG)
@@ -227,7 +264,14 @@ def _check(fmt: str, raw: Raw) -> tuple[str | None, list[tuple[str, str]]]:
 @click.option(
     "--from", "source", type=click.Choice(["auto", *FORMATS]), default="auto", show_default=True
 )
-@click.option("-o", "--output", default="-", show_default=True, help="Output file; - is stdout.")
+@click.option(
+    "-o",
+    "--output",
+    default="-",
+    show_default=True,
+    help="Output file; - is stdout. A symlink is written through; a FIFO or device is "
+    "written to directly; a regular file is replaced only when the run succeeds.",
+)
 @click.option("--strict", is_flag=True, help="A record that would lose data is rejected.")
 @click.option(
     "--rejects", help="Write rejected records here (JSONL: the original text and the error)."
@@ -237,7 +281,7 @@ def _check(fmt: str, raw: Raw) -> tuple[str | None, list[tuple[str, str]]]:
     "--jsonl", is_flag=True, help="Read every input as JSON Lines (default: by extension)."
 )
 @click.option("--quiet", "-q", is_flag=True, help="No progress, only the summary.")
-@_jobs_option
+@_batch_options
 def convert_command(
     inputs: tuple[str, ...],
     to: str,
@@ -249,138 +293,105 @@ def convert_command(
     jsonl: bool,
     quiet: bool,
     jobs: int | None,
+    max_record_size: int,
+    max_errors: int,
 ) -> None:
     """Convert records to another format, streaming (JSON -> JSON, JSONL -> JSONL)."""
     layout: Layout | None = "jsonl" if jsonl else None
-    # JSON Lines out when the output file says so, or, on stdout, when any input is JSONL
-    if output == "-":
+    # JSON Lines out when the output file says so, or, on stdout or a FIFO or device, when
+    # any input is JSONL
+    if output == "-" or not is_regular_or_new(output):
         lines_out = jsonl or any(layout_of(p) == "jsonl" for p in inputs)
     else:
         lines_out = layout_of(output) == "jsonl"
+    named = {"-o": output, "--rejects": rejects or "-", "--losses": losses or "-"}
+    try:
+        refuse_overlaps(inputs, named)  # before anything is read or written
+    except OutputError as error:
+        raise _Usage(str(error)) from None
+    messages = _Messages(max_errors, quiet, err=True)
     with ExitStack() as stack:
         out = _open_output(output, stack)
         reject_out = _open_output(rejects, stack) if rejects else None
         loss_out = _open_output(losses, stack) if losses else None
-        tally, lossy, lost_pointers, converted = _Tally(), 0, 0, 0
-        work = partial(_convert_raw, source, to, strict, loss_out is not None)
-        results = _each(work, inputs, layout, tally, jobs or available_cpus())
-        progress = _progress(quiet, "converted")
-        try:
-            for raw, result in results:
-                tally.records += 1
+        work = partial(
+            convert_document, to=to, source=source, strict=strict, report=loss_out is not None
+        )
+        batch = Batch(
+            work,
+            inputs,
+            layout=layout,
+            jobs=jobs,
+            max_record_size=max_record_size,
+            on_unreadable=_unreadable,
+        )
+        converted = 0
+        with batch, _shown(_progress(quiet, "converted")) as progress:
+            for raw, outcome in batch:
                 _tick(progress)
-                if result.output is None:
-                    tally.invalid += 1
-                    _reject(raw, result.error, reject_out, quiet)
+                if outcome.output is None:
+                    _reject(raw, outcome, reject_out, messages)
                     continue
                 if converted and not lines_out:
                     raise _Usage(
                         "several records cannot be one JSON document; write a .jsonl output"
                     )
                 converted += 1
-                out.write(result.output)
-                if result.losses:
-                    lossy += 1
-                    lost_pointers += result.losses
-                if loss_out is not None and result.report is not None:
-                    loss_out.write(result.report)
-        finally:
-            if progress is not None:
-                progress.stop()
-        if isinstance(out, AtomicWriter) and not lines_out and not converted:
+                _write(out, outcome.output, output)
+                if loss_out is not None and outcome.report is not None:
+                    _write(loss_out, outcome.report, losses or "")
+        if isinstance(out, Output) and not lines_out and not converted and out.replaces:
             out.abort()  # an empty file is not a JSON document; write nothing
-        for writer in (out, reject_out, loss_out):
-            if isinstance(writer, AtomicWriter) and not writer.closed:
-                writer.commit()
+        for writer, name in ((out, output), (reject_out, rejects), (loss_out, losses)):
+            if isinstance(writer, Output):
+                _commit(writer, name or "")
         stack.pop_all()
+    tally = batch.tally
     _err(
-        f"{tally.records} records in: {converted} converted, {tally.invalid} rejected"
-        + (f"; {lossy} converted with losses ({lost_pointers} values)" if lossy else "")
-        + (f"; {tally.unreadable} inputs unreadable" if tally.unreadable else "")
-        + ("" if losses or not lossy else "; --losses FILE lists them")
+        f"{tally.records} records in: {converted} converted, {tally.rejected} rejected"
+        + (
+            f"; {tally.lossy} converted with losses ({tally.lost_values} values)"
+            if tally.lossy
+            else ""
+        )
+        + _unreadable_note(tally)
+        + ("" if losses or not tally.lossy else "; --losses FILE lists them")
+        + messages.summary("--rejects FILE keeps every one; --max-errors 0 prints all")
     )
-    sys.exit(EXIT_INVALID if tally.invalid or tally.unreadable else EXIT_OK)
+    sys.exit(EXIT_INVALID if tally.rejected or tally.unreadable else EXIT_OK)
 
 
-@dataclass(frozen=True, slots=True)
-class _Converted:
-    """One document converted (``output`` set) or rejected (``error`` says why)."""
-
-    output: bytes | None
-    error: str = ""
-    losses: int = 0
-    report: bytes | None = None
-    """Its line of the ``--losses`` file, if asked for and there is something to say."""
-
-
-def _convert_raw(source: str, to: str, strict: bool, report: bool, raw: Raw) -> _Converted:
-    """Everything but the writing (in a worker process, with --jobs)."""
-    record = parse(raw)
-    result, error = _convert_one(record, source, to, strict)
-    if result is None:
-        return _Converted(None, error)
-    target = result.target
-    # the serializer's own bytes: model_dump_json() would decode them to str, and writing
-    # would encode them again (two copies of every record)
-    output = target.__pydantic_serializer__.to_json(target) + b"\n"
-    wanted = report and (result.losses or result.derived)
-    return _Converted(
-        output, losses=len(result.losses), report=_loss_line(record, result) if wanted else None
-    )
-
-
-def _convert_one(
-    record: Record, source: str, to: str, strict: bool
-) -> tuple[Conversion[BaseModel] | None, str]:
-    if record.error is not None:
-        return None, record.error
-    name, reason = _model_for(record, source)
-    if name is None:
-        return None, reason
-    model, problems = validate(record, MODELS[name])
-    if model is None:
-        return None, "; ".join(f"{p or '/'}: {m}" for p, m in problems)
-    try:
-        return convert(model, MODELS[to], strict=strict), ""
-    except LossError as error:
-        return None, str(error).replace("\n", " ")
-
-
-def _reject(record: Raw, error: str, out: IO[bytes] | AtomicWriter | None, quiet: bool) -> None:
-    if not quiet:
-        _err(f"{record.source}:{record.line}: rejected: {error}")
+def _reject(
+    raw: Raw, outcome: Outcome, out: IO[bytes] | Output | None, messages: _Messages
+) -> None:
+    error = "; ".join(f"{p or '/'}: {m}" for p, m in outcome.problems)
+    messages.say(f"{raw.source}:{raw.line}: rejected: {error}")
     if out is not None:
-        text = record.raw.decode("utf-8", errors="surrogateescape")
-        line = {"file": record.source, "line": record.line, "error": error, "record": text}
-        out.write(json.dumps(line, ensure_ascii=True).encode("ascii") + b"\n")
+        _write(out, reject_line(raw, outcome.problems), "--rejects")
 
 
-def _loss_line(record: Record, result: Conversion[BaseModel]) -> bytes:
-    return (
-        json.dumps(
-            {
-                "file": record.source,
-                "line": record.line,
-                "losses": [
-                    {"pointer": loss.pointer, "reason": loss.reason} for loss in result.losses
-                ],
-                "derived": [
-                    {"pointer": d.pointer, "value": d.value, "reason": d.reason}
-                    for d in result.derived
-                ],
-            },
-            ensure_ascii=False,
-        ).encode("utf-8")
-        + b"\n"
-    )
+def _write(out: IO[bytes] | Output, data: bytes, name: str) -> None:
+    try:
+        out.write(data)
+    except BrokenPipeError:
+        raise
+    except OSError as error:
+        raise _WriteFailed(f"cannot write {name or 'stdout'}: {error.strerror or error}") from None
 
 
-def _open_output(path: str, stack: ExitStack) -> IO[bytes] | AtomicWriter:
+def _commit(writer: Output, name: str) -> None:
+    try:
+        writer.commit()
+    except OSError as error:
+        raise _WriteFailed(f"cannot write {name}: {error.strerror or error}") from None
+
+
+def _open_output(path: str, stack: ExitStack) -> IO[bytes] | Output:
     if path == "-":
         return sys.stdout.buffer
     try:
-        writer = AtomicWriter(path)
-    except InputError as error:
+        writer = Output(path)
+    except OutputError as error:
         raise _Usage(str(error)) from None
     stack.callback(writer.abort)
     return writer
@@ -392,24 +403,30 @@ def _open_output(path: str, stack: ExitStack) -> IO[bytes] | AtomicWriter:
     "--format", "fmt", type=click.Choice(["auto", *FORMATS]), default="auto", show_default=True
 )
 def show_command(file: str, fmt: str) -> None:
-    """Show one run: header (ids, status, times, tokens, cost) and a timeline."""
+    """Show a run: header (ids, status, times, tokens, cost) and a timeline (every run, for
+    JSONL); text from the record is shown with control characters escaped."""
     from agentruns.show import render
 
-    tally = _Tally()
-    shown = 0
-    for record in _records((file,), None, tally):
-        name, reason = (None, record.error or "") if record.error else _model_for(record, fmt)
-        if name is None:
-            _err(f"{record.where}: {reason}")
-            sys.exit(EXIT_INVALID)
-        model, problems = validate(record, MODELS[name])
-        if model is None:
-            for pointer, message in problems:
-                _err(f"{record.where}: {pointer or '/'}: {message}")
-            sys.exit(EXIT_INVALID)
-        render(model, name)
-        shown += 1
-    sys.exit(EXIT_INVALID if tally.unreadable or not shown else EXIT_OK)
+    shown = invalid = 0
+    try:
+        for record in read_records(file):
+            name, model, problems = read_model(record, fmt)
+            if model is None or name is None:
+                invalid += 1
+                for pointer, message in problems:
+                    _err(printable(f"{record.where}: {pointer or '/'}: {message}"))
+                continue
+            try:
+                render(model, name)
+            except Exception as error:  # one run that cannot be shown costs only itself
+                invalid += 1
+                _err(printable(f"{record.where}: cannot show this run: {error}"))
+                continue
+            shown += 1
+    except InputError as error:
+        _unreadable(str(error))
+        sys.exit(EXIT_INVALID)
+    sys.exit(EXIT_INVALID if invalid or not shown else EXIT_OK)
 
 
 @main.command("schema", epilog=_EPILOG)
@@ -421,19 +438,50 @@ def schema_command(format_name: str, source: bool) -> None:
     click.echo(text, nl=not text.endswith("\n"))
 
 
+def _raise_stopped(number: int, frame: FrameType | None) -> NoReturn:
+    for other in _STOPPING:  # the first signal wins: a second one must not cut the cleanup
+        signal.signal(other, signal.SIG_IGN)
+    raise _Stopped(number)
+
+
+_STOPPING = (signal.SIGTERM, signal.SIGHUP)
+
+
+def _quit_on_broken_pipe() -> NoReturn:
+    """A reader that went away (``| head``) is not an error of ours: stop quietly."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())  # nothing more to flush at exit
+    sys.exit(128 + signal.SIGPIPE)
+
+
+_ENDINGS = {
+    signal.SIGTERM.value: ("terminated", EXIT_TERMINATED),
+    signal.SIGHUP.value: ("hung up", EXIT_HANGUP),
+}
+
+
 def run() -> None:
-    """Console-script entry point: click's usage errors exit 2; no traceback reaches a user."""
+    """Console-script entry point: an exit code for every way a run ends, never a traceback."""
+    for stopping in _STOPPING:
+        signal.signal(stopping, _raise_stopped)
     try:
         # not standalone: click would turn Ctrl-C into "Aborted!" and exit 1, the code for
         # invalid input
         code = main.main(standalone_mode=False)
-    except (KeyboardInterrupt, click.exceptions.Abort):
-        _err("interrupted; no output file was written (a previous one is left as it was)")
-        sys.exit(EXIT_INTERRUPTED)
+    except (KeyboardInterrupt, click.exceptions.Abort, _Stopped) as stop:
+        number = stop.number if isinstance(stop, _Stopped) else signal.SIGINT.value
+        what, ending = _ENDINGS.get(number, ("interrupted", EXIT_INTERRUPTED))
+        _err(f"{what}; no output file was written (a previous one is left as it was)")
+        sys.exit(ending)
     except click.ClickException as error:
         error.show()
         sys.exit(error.exit_code)
-    except OSError as error:  # e.g. the disk filled up while writing
-        _err(f"error: {error.strerror or error}: {error.filename or ''}".rstrip(": "))
-        sys.exit(EXIT_USAGE)
+    except BrokenPipeError:
+        _quit_on_broken_pipe()
+    except _WriteFailed as error:
+        _err(f"error: {printable(str(error))}; nothing was left behind")
+        sys.exit(EXIT_IO)
+    except OSError as error:  # reading failed half way (an I/O error), say
+        _err(printable(f"error: {error.strerror or error}: {error.filename or ''}".rstrip(": ")))
+        sys.exit(EXIT_IO)
     sys.exit(code if isinstance(code, int) else EXIT_OK)  # --help, --version

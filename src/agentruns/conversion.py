@@ -218,7 +218,8 @@ def convert(record: BaseModel, to: type[M], *, strict: bool = False) -> Conversi
     if differing:
         kept = target.carry(result, _carry_payload(source.name, run, differing))
         if kept is None:
-            losses += [_loss(source, target, name, run, returned) for name in differing]
+            for name in differing:
+                losses += _losses(source, target, name, run, returned)
         else:
             result = kept
     if strict and losses:
@@ -296,18 +297,39 @@ def _brief(error: BaseException) -> str:
     return f"{type(error).__name__}: {text[:200]}"
 
 
-def _loss(source: Format[Any], target: Format[Any], name: str, run: Run, returned: Run) -> Loss:
+def _losses(
+    source: Format[Any], target: Format[Any], name: str, run: Run, returned: Run
+) -> list[Loss]:
     where = source.pointer(name)
     value = getattr(run, name)
     if value is MISSING:
-        return Loss(where, f"{target.name} cannot say that {name} is absent")
+        return [Loss(where, f"{target.name} cannot say that {name} is absent")]
+    if name in _EXTRAS and isinstance(value, dict):
+        # extra properties of the object at ``where``: each lost one by its own pointer
+        back = getattr(returned, name)
+        kept = back if isinstance(back, dict) else {}
+        return [
+            Loss(f"{where}/{_escape(key)}", f"{target.name} has no place for this property")
+            for key, item in value.items()
+            if key not in kept or kept[key] != item
+        ] or [Loss(where, f"{target.name} has no place for {name}")]
     if name == "steps" and isinstance(value, tuple):
         back = getattr(returned, name)
-        kept = len(back) if isinstance(back, tuple) else 0
+        kept_steps = len(back) if isinstance(back, tuple) else 0
         kinds = sorted({step.kind for step in value})
-        return Loss(
-            where,
-            f"{target.name} keeps {kept} of {len(value)} steps, not all their fields "
-            f"(kinds here: {', '.join(kinds)})",
-        )
-    return Loss(where, f"{target.name} has no place for {name}")
+        return [
+            Loss(
+                where,
+                f"{target.name} keeps {kept_steps} of {len(value)} steps, not all their fields "
+                f"(kinds here: {', '.join(kinds)})",
+            )
+        ]
+    return [Loss(where, f"{target.name} has no place for {name}")]
+
+
+_EXTRAS = frozenset({"extra", "result_extra", "metrics_extra"})
+"""Canonical fields holding the extra properties of the object their pointer names."""
+
+
+def _escape(key: str) -> str:
+    return key.replace("~", "~0").replace("/", "~1")

@@ -60,27 +60,53 @@ class Raw:
     source: str
     line: int
     raw: bytes
+    error: str | None = None
+    """Why the document could not be read whole (too large); ``raw`` is then empty."""
 
 
-def read_records(path: str, layout: Layout | None = None) -> Iterator[Record]:
+MAX_RECORD_SIZE = 64 << 20
+"""Default largest document (a JSONL line or a JSON file) read, in bytes: generous for run
+records (tens of kilobytes), and a bound on memory whatever the input is (a stream with no
+newline, a huge file)."""
+
+
+def read_records(
+    path: str, layout: Layout | None = None, max_size: int = MAX_RECORD_SIZE
+) -> Iterator[Record]:
     """Every document of a file (``-`` is standard input), in order, errors included."""
-    for raw in read_raw(path, layout):
+    for raw in read_raw(path, layout, max_size):
         yield parse(raw)
 
 
-def read_raw(path: str, layout: Layout | None = None) -> Iterator[Raw]:
-    """Every document of a file as bytes, in order: each JSONL line, or the whole JSON file."""
+def read_raw(
+    path: str, layout: Layout | None = None, max_size: int = MAX_RECORD_SIZE
+) -> Iterator[Raw]:
+    """Every document of a file as bytes, in order: each JSONL line, or the whole JSON file.
+
+    A document over ``max_size`` bytes is not kept: it comes as a ``Raw`` with an ``error``,
+    and reading goes on after it (memory stays within about ``max_size``).
+    """
     chosen = layout_of(path, layout)
     with _open(path) as stream:
         if chosen == "jsonl":
-            yield from _jsonl(path, stream)
+            yield from _jsonl(path, stream, max_size)
         else:
-            data = stream.read()
-            yield Raw(path, 1, data[len(_BOM) :] if data.startswith(_BOM) else data)
+            data = stream.read(max_size + len(_BOM) + 1)
+            data = data[len(_BOM) :] if data.startswith(_BOM) else data
+            if len(data) > max_size:
+                yield Raw(path, 1, b"", _too_large(max_size))
+            else:
+                yield Raw(path, 1, data)
+
+
+def _too_large(max_size: int) -> str:
+    return f"record larger than the maximum record size ({max_size} bytes; --max-record-size)"
 
 
 def parse(raw: Raw) -> Record:
     """The document parsed, strictly (see the module docstring), or why it is not JSON."""
+    if raw.error is not None:
+        return Record(raw.source, raw.line, raw.raw, error=raw.error)
     return _document(raw.source, raw.line, raw.raw)
 
 
@@ -119,14 +145,31 @@ def _stdin() -> Iterator[IO[bytes]]:
         yield stream
 
 
-def _jsonl(path: str, stream: IO[bytes]) -> Iterator[Raw]:
-    for number, line in enumerate(stream, start=1):
+def _jsonl(path: str, stream: IO[bytes], max_size: int) -> Iterator[Raw]:
+    limit = max_size + len(_BOM) + 2  # a line of max_size bytes, a BOM, then CR LF
+    number = 0
+    while line := stream.readline(limit):
+        number += 1
+        if not line.endswith(b"\n") and len(line) == limit:
+            _skip_line(stream)
+            yield Raw(path, number, b"", _too_large(max_size))
+            continue
         if number == 1 and line.startswith(_BOM):
             line = line[len(_BOM) :]
         body = line.rstrip(b"\r\n")
         if not body or body.isspace():  # (isspace: no copy of a long line, as strip makes)
             continue  # blank lines separate nothing in JSONL; they are not records
+        if len(body) > max_size:
+            yield Raw(path, number, b"", _too_large(max_size))
+            continue
         yield Raw(path, number, body)
+
+
+def _skip_line(stream: IO[bytes]) -> None:
+    """Read past the rest of an overlong line in bounded pieces."""
+    while piece := stream.readline(_BUFFER):
+        if piece.endswith(b"\n"):
+            return
 
 
 def _document(path: str, line: int, raw: bytes) -> Record:

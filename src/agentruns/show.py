@@ -1,4 +1,8 @@
-"""A run as a person wants to read it, for any format: header, then a timeline (rich)."""
+"""A run as a person wants to read it, for any format: header, then a timeline (rich).
+
+Every string from the record is shown as plain text (never rich markup) with control
+characters escaped: a record must not be able to drive the terminal it is shown on.
+"""
 
 from __future__ import annotations
 
@@ -8,17 +12,19 @@ from datetime import datetime
 from pydantic import MISSING, BaseModel, JsonValue
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
+from agentruns._text import printable
 from agentruns.canonical import Run, Step
 from agentruns.conversion import to_canonical
 
 
-def _text(value: object) -> str:
+def _text(value: object) -> Text:
     if value is MISSING or value is None:
-        return "-"
+        return Text("-")
     if isinstance(value, datetime):
-        return value.isoformat()
-    return str(value)
+        return Text(value.isoformat())
+    return Text(printable(str(value)))
 
 
 def _brief(value: JsonValue | MISSING, width: int = 60) -> str:
@@ -47,7 +53,7 @@ def header(run: Run, fmt: str) -> Table:
     ]
     for label, value in rows:
         if value is not MISSING:
-            table.add_row(label, _text(value))
+            table.add_row(Text(label), _text(value))
     return table
 
 
@@ -74,9 +80,9 @@ def timeline(steps: tuple[Step, ...]) -> Table:
         table.add_row(
             _text(step.index if step.index is not MISSING else position),
             _text(step.started_at),
-            step.kind,
+            _text(step.kind),
             _text(step.name),
-            detail or "",
+            Text(printable(detail or "")),
         )
     return table
 

@@ -1,0 +1,252 @@
+"""Files of run records in, one outcome per record out: the engine of ``validate`` and
+``convert``, for the command line and for services alike (no click, no terminal).
+
+The promise it keeps: **records in = accepted + rejected, always.** Every document read is
+handled inside an error boundary: whatever goes wrong with one record (invalid JSON, a schema
+error, a value the target cannot hold, a bug) becomes that record's rejection with a message
+naming the cause, and the run goes on. A worker process that dies costs only the records it
+held, each rejected with the reason. Memory is bounded by the maximum record size.
+
+    from agentruns.batch import Batch, convert_document
+    from functools import partial
+
+    with Batch(partial(convert_document, to="agentrun"), ["runs.jsonl"]) as batch:
+        for raw, outcome in batch:
+            ...  # outcome.output (bytes) or outcome.problems
+    batch.tally  # records, accepted, rejected, unreadable inputs, by format
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from types import TracebackType
+
+from pydantic import BaseModel
+
+from agentruns._workers import OrderedMap, available_cpus
+from agentruns.conversion import Conversion, LossError, convert
+from agentruns.detect import MODELS, detect
+from agentruns.io import MAX_RECORD_SIZE, InputError, Layout, Raw, Record, parse, read_raw, validate
+
+Problem = tuple[str, str]
+"""(JSON pointer into the document, message); the pointer is ``""`` for the whole document."""
+Problems = tuple[Problem, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """What became of one document: accepted (no ``problems``) or rejected."""
+
+    format: str | None = None
+    """The format it was read as (chosen, detected, or the closest one)."""
+    problems: tuple[Problem, ...] = ()
+    output: bytes | None = None
+    """The converted record, one line of JSON with its newline (``convert_document``)."""
+    losses: int = 0
+    """How many source values the conversion could not carry."""
+    report: bytes | None = None
+    """The record's line for a losses file: pointers lost and values derived (if asked)."""
+
+    @property
+    def accepted(self) -> bool:
+        return not self.problems
+
+
+@dataclass
+class Tally:
+    """The accounting of a batch: ``records == accepted + rejected`` at every step."""
+
+    records: int = 0
+    accepted: int = 0
+    rejected: int = 0
+    lossy: int = 0
+    """Accepted records that lost values."""
+    lost_values: int = 0
+    unreadable: list[str] = field(default_factory=list)
+    """Why each unreadable input could not be read (inputs, not records)."""
+    by_format: dict[str, int] = field(default_factory=dict)
+    """Accepted records per format."""
+
+
+# -- per-record work (runs in worker processes: module-level, picklable) -----------------
+
+
+def read_model(record: Record, fmt: str = "auto") -> tuple[str | None, BaseModel | None, Problems]:
+    """(format, model, problems) of a parsed document read as ``fmt`` (or as detected): the
+    model when it is valid, else the problems (first the guess, when the format was guessed
+    from the closest one)."""
+    if record.error is not None:
+        return None, None, (("", record.error),)
+    name, reason = _model_for(record, fmt)
+    if name is None:
+        return None, None, (("", reason),)
+    model, problems = validate(record, MODELS[name])
+    if problems and reason:  # guessed from the closest format: say so first
+        problems = [("", reason), *problems]
+    return name, model, tuple(problems)
+
+
+def validate_document(raw: Raw, fmt: str = "auto") -> Outcome:
+    """Validate one document against ``fmt`` (or the format detected from its shape)."""
+    name, _, problems = read_model(parse(raw), fmt)
+    return Outcome(name, problems)
+
+
+def convert_document(
+    raw: Raw, to: str, source: str = "auto", strict: bool = False, report: bool = False
+) -> Outcome:
+    """Convert one document to the format ``to``; ``report`` asks for its losses line."""
+    record = parse(raw)
+    name, model, problems = read_model(record, source)
+    if model is None:
+        return Outcome(name, problems)
+    try:
+        result = convert(model, MODELS[to], strict=strict)
+    except LossError as error:
+        said = f"converting {name} to {to} would lose {len(error.losses)} values (--strict)"
+        return Outcome(name, (("", said), *((loss.pointer, loss.reason) for loss in error.losses)))
+    target = result.target
+    # the serializer's own bytes: model_dump_json() would decode them to str, and writing
+    # would encode them again (two copies of every record)
+    output = target.__pydantic_serializer__.to_json(target) + b"\n"
+    wanted = report and (result.losses or result.derived)
+    return Outcome(
+        name,
+        output=output,
+        losses=len(result.losses),
+        report=_loss_line(record, result) if wanted else None,
+    )
+
+
+def _model_for(record: Record, chosen: str) -> tuple[str | None, str]:
+    """The format to read as: the chosen one, the detected one, or -- for a document no
+    format fully matches -- the one it is most like, so its errors say what is wrong."""
+    if chosen != "auto":
+        return chosen, ""
+    found = detect(record.value)
+    return found.format or found.closest, found.reason
+
+
+def _loss_line(record: Record, result: Conversion[BaseModel]) -> bytes:
+    line = {
+        "file": record.source,
+        "line": record.line,
+        "losses": [{"pointer": loss.pointer, "reason": loss.reason} for loss in result.losses],
+        "derived": [
+            {"pointer": d.pointer, "value": d.value, "reason": d.reason} for d in result.derived
+        ],
+    }
+    return json.dumps(line, ensure_ascii=True).encode("ascii") + b"\n"
+
+
+def reject_line(raw: Raw, problems: tuple[Problem, ...]) -> bytes:
+    """The record's line for a rejects file: where it was, why, and its original text."""
+    text = raw.raw.decode("utf-8", errors="surrogateescape")
+    error = "; ".join(f"{pointer or '/'}: {message}" for pointer, message in problems)
+    line = {"file": raw.source, "line": raw.line, "error": error, "record": text}
+    return json.dumps(line, ensure_ascii=True).encode("ascii") + b"\n"
+
+
+class _Boundary:
+    """``work`` with every exception turned into the record's rejection (picklable)."""
+
+    def __init__(self, work: Callable[[Raw], Outcome]) -> None:
+        self.work = work
+
+    def __call__(self, raw: Raw) -> Outcome:
+        try:
+            return self.work(raw)
+        except Exception as error:  # the boundary: one record never costs another
+            return failed(raw, error)
+
+
+def failed(raw: Raw, error: BaseException) -> Outcome:
+    """A rejection for a record whose handling raised ``error``."""
+    from concurrent.futures.process import BrokenProcessPool
+
+    if isinstance(error, BrokenProcessPool):
+        why = "the worker process handling this record ended unexpectedly (killed or out of memory)"
+    elif isinstance(error, MemoryError):
+        why = "out of memory while handling this record"
+    elif isinstance(error, RecursionError):
+        why = "nesting too deep to handle"
+    else:
+        text = " ".join(str(error).split())[:300]
+        why = f"internal error while handling this record ({type(error).__name__}: {text})"
+    return Outcome(problems=(("", why),))
+
+
+# -- a batch ------------------------------------------------------------------------------
+
+
+class Batch:
+    """Every document of ``paths``, handled by ``work`` in ``jobs`` processes, in order.
+
+    Iterate for ``(raw, outcome)`` pairs; ``tally`` counts as you go. An unreadable input is
+    counted in ``tally.unreadable`` (and passed to ``on_unreadable``) and skipped. Use it as a
+    context manager (or ``close``): leaving early ends the worker processes at once. ``jobs``
+    is capped at the CPUs this process may use (more processes than CPUs only cost memory);
+    ``None`` means all of them.
+    """
+
+    def __init__(
+        self,
+        work: Callable[[Raw], Outcome],
+        paths: Iterable[str],
+        *,
+        layout: Layout | None = None,
+        jobs: int | None = 1,
+        max_record_size: int = MAX_RECORD_SIZE,
+        on_unreadable: Callable[[str], None] | None = None,
+    ) -> None:
+        self.tally = Tally()
+        self._on_unreadable = on_unreadable
+        self.jobs = max(1, min(jobs or available_cpus(), available_cpus()))
+        documents = self._documents(list(paths), layout, max_record_size)
+        self._map = OrderedMap(
+            _Boundary(work),
+            documents,
+            self.jobs,
+            on_failure=failed,
+            size=lambda raw: len(raw.raw),
+        )
+
+    def _documents(self, paths: list[str], layout: Layout | None, max_size: int) -> Iterator[Raw]:
+        for path in paths:
+            try:
+                yield from read_raw(path, layout, max_size)
+            except InputError as error:
+                self.tally.unreadable.append(str(error))
+                if self._on_unreadable is not None:
+                    self._on_unreadable(str(error))
+
+    def __iter__(self) -> Iterator[tuple[Raw, Outcome]]:
+        tally = self.tally
+        for raw, outcome in self._map:
+            tally.records += 1
+            if outcome.problems:
+                tally.rejected += 1
+            else:
+                tally.accepted += 1
+                if outcome.format is not None:
+                    tally.by_format[outcome.format] = tally.by_format.get(outcome.format, 0) + 1
+                if outcome.losses:
+                    tally.lossy += 1
+                    tally.lost_values += outcome.losses
+            yield raw, outcome
+
+    def close(self) -> None:
+        self._map.close()
+
+    def __enter__(self) -> Batch:
+        return self
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        trace: TracebackType | None,
+    ) -> None:
+        self.close()

@@ -1,0 +1,225 @@
+"""The batch engine: every record accounted for, one record never costs another, bounded.
+
+The hostile records here are families, generated: carry payloads this version did not write,
+cortex event extras named like declared fields, lone surrogates, random bytes and random JSON,
+placed at random among valid records of every format.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from agentruns._workers import available_cpus
+from agentruns.batch import Batch, Outcome, convert_document, validate_document
+from agentruns.io import Raw
+
+FIXTURES = Path(__file__).parent / "fixtures"
+VALID = {
+    name: json.dumps(json.loads((FIXTURES / f"{name}.min.json").read_text()))
+    for name in ("portable", "cortex", "agentrun")
+}
+EXAMPLES = int(os.environ.get("AGENTRUNS_PROPERTY_EXAMPLES", "25"))
+_SETTINGS = settings(
+    max_examples=EXAMPLES,
+    deadline=None,
+    database=None,
+    suppress_health_check=list(HealthCheck),
+    derandomize="AGENTRUNS_PROPERTY_EXAMPLES" not in os.environ,
+)
+
+# -- hostile record families ----------------------------------------------------------------
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=8),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=6), inner),
+    max_leaves=8,
+)
+CANONICAL_NAMES = ["run_id", "goal", "steps", "status", "extra", "eval_id", "run_index", "kind"]
+STEP_FIELDS = ["name", "input", "output", "index", "started_at", "duration_ms", "type", "at"]
+
+
+@st.composite
+def foreign_carry(draw: st.DrawFn) -> str:
+    """An AgentRun whose reserved property holds a payload of any shape, ours or not."""
+    document = json.loads(VALID["agentrun"])
+    payload = draw(
+        st.fixed_dictionaries(
+            {
+                "version": st.sampled_from([1, 2, 99, "1", 1.0, True]),
+                "origin": st.sampled_from(["portable", "cortex", 7]),
+                "fields": st.dictionaries(st.sampled_from(CANONICAL_NAMES), json_values),
+                "absent": st.lists(st.sampled_from([*CANONICAL_NAMES, "nope"]), max_size=3),
+            }
+        )
+        | json_values
+    )
+    document["x-agentruns-carry"] = payload
+    return json.dumps(document)
+
+
+@st.composite
+def colliding_event_extras(draw: st.DrawFn) -> str:
+    """A cortex record whose event has extras named like declared or canonical fields."""
+    document = json.loads(VALID["cortex"])
+    extras = draw(st.dictionaries(st.sampled_from(STEP_FIELDS[:6]), json_values, min_size=1))
+    document["events"][0].update(extras)
+    return json.dumps(document)
+
+
+@st.composite
+def lone_surrogate(draw: st.DrawFn) -> str:
+    name = draw(st.sampled_from(sorted(VALID)))
+    code = draw(st.integers(0xD800, 0xDFFF))
+    document = json.loads(VALID[name])
+    key = {"portable": "prompt", "cortex": "run_id", "agentrun": "goal"}[name]
+    document[key] = "ok"
+    return json.dumps(document).replace('"ok"', f'"a\\u{code:04x}b"', 1)
+
+
+hostile = st.one_of(
+    foreign_carry(),
+    colliding_event_extras(),
+    lone_surrogate(),
+    json_values.map(json.dumps),
+    st.binary(max_size=40)
+    .filter(lambda b: b"\n" not in b and b.strip())
+    .map(lambda b: b.decode("latin-1")),
+)
+
+
+def _jsonl(tmp_path: Path, lines: list[str]) -> Path:
+    path = tmp_path / "in.jsonl"
+    path.write_bytes(b"\n".join(x.encode("utf-8", errors="surrogateescape") for x in lines) + b"\n")
+    return path
+
+
+@pytest.mark.parametrize("to", sorted(VALID))
+def test_any_mix_of_hostile_records_never_costs_a_valid_one(to: str, tmp_path: Path) -> None:
+    @_SETTINGS
+    @given(
+        st.lists(
+            st.tuples(st.sampled_from(sorted(VALID)), st.booleans(), hostile),
+            min_size=1,
+            max_size=12,
+        )
+    )
+    def check(plan: list[tuple[str, bool, str]]) -> None:
+        lines: list[str] = []
+        valid_lines: set[int] = set()
+        for name, first, bad in plan:
+            pair = [VALID[name], bad] if first else [bad, VALID[name]]
+            lines.extend(pair)
+            valid_lines.add(len(lines) - (1 if first else 0))
+        path = _jsonl(tmp_path, lines)
+        with Batch(partial(convert_document, to=to), [str(path)]) as batch:
+            outcomes = list(batch)
+        tally = batch.tally
+        assert tally.records == len(lines) == tally.accepted + tally.rejected
+        accepted = {raw.line for raw, outcome in outcomes if outcome.accepted}
+        assert valid_lines <= accepted
+        for _, outcome in outcomes:
+            assert outcome.accepted == (outcome.output is not None)
+            if outcome.output is not None:
+                json.loads(outcome.output)
+            # the boundary is the last defence, not how records are handled: a schema-valid
+            # record converts, an invalid one is rejected for what is wrong with it
+            assert not any(m.startswith("internal error") for _, m in outcome.problems)
+
+    check()
+
+
+def _explode_on_line_3(raw: Raw) -> Outcome:
+    if raw.line == 3:
+        raise RuntimeError("a bug")
+    return validate_document(raw)
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_an_exception_while_handling_a_record_becomes_its_rejection(
+    jobs: int, tmp_path: Path
+) -> None:
+    path = _jsonl(tmp_path, [VALID["cortex"]] * 100)
+    with Batch(_explode_on_line_3, [str(path)], jobs=jobs) as batch:
+        outcomes = {raw.line: outcome for raw, outcome in batch}
+    assert batch.tally.records == 100
+    assert batch.tally.rejected == 1
+    assert outcomes[3].problems == (
+        ("", "internal error while handling this record (RuntimeError: a bug)"),
+    )
+
+
+def _die_on_line_50(raw: Raw) -> Outcome:
+    if raw.line == 50:
+        os._exit(9)  # a worker killed mid-chunk (out of memory, say)
+    return validate_document(raw)
+
+
+def test_a_worker_that_dies_costs_only_the_records_it_held(tmp_path: Path) -> None:
+    path = _jsonl(tmp_path, [VALID["agentrun"]] * 300)
+    with Batch(_die_on_line_50, [str(path)], jobs=2) as batch:
+        outcomes = list(batch)
+    assert len(outcomes) == 300
+    rejected = [raw.line for raw, outcome in outcomes if not outcome.accepted]
+    assert 50 in rejected
+    assert len(rejected) < 300 - 32 * 4  # only the chunks in flight, the rest done here
+    for raw, outcome in outcomes:
+        if not outcome.accepted:
+            assert "ended unexpectedly" in outcome.problems[0][1], raw.line
+
+
+def test_jobs_are_capped_at_the_available_cpus(tmp_path: Path) -> None:
+    path = _jsonl(tmp_path, [VALID["cortex"]])
+    with Batch(validate_document, [str(path)], jobs=200) as batch:
+        assert batch.jobs == available_cpus()
+
+
+def test_an_overlong_line_is_rejected_unread_and_reading_goes_on(tmp_path: Path) -> None:
+    path = _jsonl(tmp_path, [VALID["cortex"], "[" + "1," * 5000 + "1]", VALID["agentrun"]])
+    with Batch(validate_document, [str(path)], max_record_size=4096) as batch:
+        outcomes = [(raw.line, outcome) for raw, outcome in batch]
+    assert [line for line, outcome in outcomes if outcome.accepted] == [1, 3]
+    assert "maximum record size (4096 bytes" in outcomes[1][1].problems[0][1]
+
+
+def test_a_line_of_exactly_the_maximum_size_is_read(tmp_path: Path) -> None:
+    record = VALID["cortex"]
+    path = tmp_path / "in.jsonl"
+    path.write_bytes(record.encode() + b"\r\n" + record.encode())
+    size = len(record.encode())
+    with Batch(validate_document, [str(path)], max_record_size=size) as batch:
+        assert all(outcome.accepted for _, outcome in batch)
+    assert batch.tally.records == 2
+
+
+def test_a_json_document_over_the_maximum_size_is_rejected(tmp_path: Path) -> None:
+    path = tmp_path / "run.json"
+    path.write_text(VALID["portable"])
+    with Batch(validate_document, [str(path)], max_record_size=100) as batch:
+        ((_, outcome),) = list(batch)
+    assert "maximum record size" in outcome.problems[0][1]
+
+
+def test_an_unreadable_input_is_counted_and_the_others_are_read(tmp_path: Path) -> None:
+    path = _jsonl(tmp_path, [VALID["cortex"]])
+    said: list[str] = []
+    with Batch(
+        validate_document, [str(tmp_path / "nowhere.jsonl"), str(path)], on_unreadable=said.append
+    ) as batch:
+        assert len(list(batch)) == 1
+    assert batch.tally.unreadable == said
+    assert said == [f"{tmp_path / 'nowhere.jsonl'}: no such file"]
+
+
+def test_reading_the_lines_keeps_their_numbers_after_an_overlong_one(tmp_path: Path) -> None:
+    body: Any = "x" * 10_000
+    path = _jsonl(tmp_path, [body, "", VALID["cortex"]])
+    with Batch(validate_document, [str(path)], max_record_size=100) as batch:
+        assert [raw.line for raw, _ in batch] == [1, 3]
