@@ -1,0 +1,348 @@
+"""Fault injection on the installed command: outputs that must not be destroyed, signals, a
+full disk, endless input, hostile text. Each test runs ``agentruns`` as a user's shell would."""
+
+from __future__ import annotations
+
+import json
+import os
+import resource
+import signal
+import stat
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+FIXTURES = Path(__file__).parent / "fixtures"
+SCRIPT = str(Path(sys.executable).parent / "agentruns")
+PORTABLE = json.dumps(json.loads((FIXTURES / "portable.min.json").read_text()))
+CORTEX = json.dumps(json.loads((FIXTURES / "cortex.min.json").read_text()))
+
+
+def agentruns(
+    *args: str, preexec: Callable[[], None] | None = None, stdin: bytes | None = None
+) -> subprocess.CompletedProcess[str]:
+    result = subprocess.run(
+        [SCRIPT, *args],
+        capture_output=True,
+        input=None if stdin is None else stdin.decode("latin-1"),
+        text=True,
+        preexec_fn=preexec,
+        check=False,
+        timeout=120,
+    )
+    assert "Traceback" not in result.stderr + result.stdout
+    return result
+
+
+def records(path: Path, count: int, line: str = PORTABLE) -> Path:
+    path.write_text((line + "\n") * count)
+    return path
+
+
+def leftovers(directory: Path) -> list[str]:
+    return sorted(p.name for p in directory.iterdir() if p.name.endswith(".partial"))
+
+
+# -- outputs that are not plain files --------------------------------------------------------
+
+
+def test_an_output_symlink_is_written_through_and_stays_a_link(tmp_path: Path) -> None:
+    source = records(tmp_path / "in.jsonl", 3)
+    target = tmp_path / "real.jsonl"
+    target.write_text("old\n")
+    link = tmp_path / "link.jsonl"
+    link.symlink_to(target.name)
+    assert agentruns("convert", "--to", "cortex", str(source), "-o", str(link)).returncode == 0
+    assert link.is_symlink()
+    assert len(target.read_text().splitlines()) == 3
+
+
+def test_a_dangling_output_symlink_creates_its_target(tmp_path: Path) -> None:
+    source = records(tmp_path / "in.jsonl", 2)
+    link = tmp_path / "link.jsonl"
+    link.symlink_to("made.jsonl")
+    assert agentruns("convert", "--to", "cortex", str(source), "-o", str(link)).returncode == 0
+    assert link.is_symlink()
+    assert len((tmp_path / "made.jsonl").read_text().splitlines()) == 2
+
+
+def test_an_output_fifo_is_streamed_into_not_replaced(tmp_path: Path) -> None:
+    source = records(tmp_path / "in.jsonl", 5)
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    received: list[bytes] = []
+    reader = threading.Thread(target=lambda: received.append(fifo.read_bytes()))
+    reader.start()
+    result = agentruns("convert", "--to", "agentrun", str(source), "-o", str(fifo))
+    reader.join(timeout=30)
+    assert result.returncode == 0
+    assert stat.S_ISFIFO(fifo.stat().st_mode)
+    assert len(received[0].splitlines()) == 5  # JSON Lines, as the input
+    assert leftovers(tmp_path) == []
+
+
+def test_dev_null_as_output_stays_a_device() -> None:
+    before = os.stat("/dev/null")
+    result = agentruns(
+        "convert", "--to", "cortex", str(FIXTURES / "portable.min.json"), "-o", "/dev/null"
+    )
+    assert result.returncode == 0
+    after = os.stat("/dev/null")
+    assert stat.S_ISCHR(after.st_mode)
+    assert (after.st_ino, after.st_rdev) == (before.st_ino, before.st_rdev)
+
+
+# -- outputs that would destroy an input or each other ----------------------------------------
+
+
+@pytest.mark.parametrize("how", ["same path", "hard link", "symlink"])
+def test_an_output_that_is_an_input_is_refused_before_reading(how: str, tmp_path: Path) -> None:
+    source = records(tmp_path / "in.jsonl", 3)
+    source.write_text(source.read_text() + "not json\n")
+    original = source.read_bytes()
+    output = tmp_path / "out.jsonl"
+    if how == "same path":
+        output = source
+    elif how == "hard link":
+        output.hardlink_to(source)
+    else:
+        output.symlink_to(source.name)
+    result = agentruns("convert", "--to", "cortex", str(source), "-o", str(output))
+    assert result.returncode == 2
+    assert "is the same file as input" in result.stderr
+    assert source.read_bytes() == original
+    assert leftovers(tmp_path) == []
+
+
+@pytest.mark.parametrize("option", ["--rejects", "--losses"])
+def test_two_outputs_in_one_file_are_refused(option: str, tmp_path: Path) -> None:
+    source = records(tmp_path / "in.jsonl", 3)
+    out = tmp_path / "out.jsonl"
+    result = agentruns("convert", "--to", "cortex", str(source), "-o", str(out), option, str(out))
+    assert result.returncode == 2
+    assert f"{option} {out} is the same file as -o {out}" in result.stderr
+    assert not out.exists()
+
+
+def test_a_new_output_gets_the_mode_the_umask_gives(tmp_path: Path) -> None:
+    source = records(tmp_path / "in.jsonl", 1)
+    out = tmp_path / "out.jsonl"
+
+    def umask() -> None:
+        os.umask(0o027)
+
+    agentruns("convert", "--to", "cortex", str(source), "-o", str(out), preexec=umask)
+    assert stat.S_IMODE(out.stat().st_mode) == 0o640
+
+
+def test_a_replaced_output_keeps_its_mode(tmp_path: Path) -> None:
+    source = records(tmp_path / "in.jsonl", 1)
+    out = tmp_path / "out.jsonl"
+    out.write_text("old\n")
+    out.chmod(0o604)
+    assert agentruns("convert", "--to", "cortex", str(source), "-o", str(out)).returncode == 0
+    assert stat.S_IMODE(out.stat().st_mode) == 0o604
+    assert out.read_text() != "old\n"
+
+
+def test_the_output_is_on_disk_before_it_replaces_the_old_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from click.testing import CliRunner
+
+    from agentruns import _output
+    from agentruns.cli import main
+
+    events: list[str] = []
+    real_fsync, real_replace = os.fsync, os.replace
+
+    def fsync(handle: int) -> None:
+        kind = "folder" if stat.S_ISDIR(os.fstat(handle).st_mode) else "file"
+        events.append(f"fsync {kind}")
+        real_fsync(handle)
+
+    def replace(a: str, b: str) -> None:
+        events.append("rename")
+        real_replace(a, b)
+
+    monkeypatch.setattr(_output.os, "fsync", fsync)
+    monkeypatch.setattr(_output.os, "replace", replace)
+    source = records(tmp_path / "in.jsonl", 1)
+    out = tmp_path / "out.jsonl"
+    CliRunner().invoke(main, ["convert", "--to", "cortex", str(source), "-o", str(out)])
+    assert events == ["fsync file", "rename", "fsync folder"]
+
+
+# -- a full disk ------------------------------------------------------------------------------
+
+
+def _small_disk() -> None:
+    """A filesystem with 64 KiB left, as the kernel enforces it for this process (EFBIG)."""
+    resource.setrlimit(resource.RLIMIT_FSIZE, (64 << 10, 64 << 10))
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_a_full_disk_is_an_io_error_that_leaves_nothing_behind(jobs: str, tmp_path: Path) -> None:
+    source = records(tmp_path / "in.jsonl", 1500)
+    out = tmp_path / "out.jsonl"
+    out.write_text("previous\n")
+    result = agentruns(
+        "convert", "-j", jobs, "--to", "cortex", str(source), "-o", str(out), preexec=_small_disk
+    )
+    assert result.returncode == 74
+    assert f"cannot write {out}: File too large; nothing was left behind" in result.stderr
+    assert out.read_text() == "previous\n"
+    assert leftovers(tmp_path) == []
+
+
+# -- signals ----------------------------------------------------------------------------------
+
+
+def _ours(tag: str) -> list[int]:
+    """Processes whose command line names ``tag`` (workers are forks: same command line)."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            command = Path(f"/proc/{entry}/cmdline").read_bytes()
+            state = Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            continue
+        if tag.encode() in command and state != "Z":
+            found.append(int(entry))
+    return found
+
+
+def _wait_for(condition: Callable[[], bool], seconds: float = 30) -> None:
+    deadline = time.monotonic() + seconds
+    while not condition():
+        assert time.monotonic() < deadline, "timed out"
+        time.sleep(0.02)
+
+
+def _busy_run(tmp_path: Path) -> tuple[subprocess.Popen[str], Path, Path]:
+    """A `-j 2` convert caught mid-run: its temporary output exists, its workers are busy."""
+    source = records(tmp_path / "busy-input.jsonl", 20_000)
+    out = tmp_path / "out.jsonl"
+    out.write_text("previous\n")
+    process = subprocess.Popen(
+        [SCRIPT, "convert", "-q", "-j", "2", "--to", "cortex", str(source), "-o", str(out)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    _wait_for(lambda: bool(leftovers(tmp_path)) and len(_ours(str(source))) >= 3)
+    return process, source, out
+
+
+@pytest.mark.parametrize(
+    ("number", "code", "said"),
+    [
+        (signal.SIGTERM, 143, "terminated"),
+        (signal.SIGHUP, 129, "hung up"),
+        (signal.SIGINT, 130, "interrupted"),
+    ],
+)
+def test_a_stopping_signal_ends_everything_and_leaves_nothing(
+    number: int, code: int, said: str, tmp_path: Path
+) -> None:
+    process, source, out = _busy_run(tmp_path)
+    process.send_signal(number)
+    _, stderr = process.communicate(timeout=60)
+    assert process.returncode == code
+    assert stderr.strip().startswith(f"{said}; no output file was written")
+    assert "Traceback" not in stderr
+    assert out.read_text() == "previous\n"
+    assert leftovers(tmp_path) == []
+    _wait_for(lambda: _ours(str(source)) == [], seconds=5)
+
+
+def test_workers_do_not_outlive_a_killed_main_process(tmp_path: Path) -> None:
+    process, source, out = _busy_run(tmp_path)
+    process.kill()
+    process.wait(timeout=10)
+    _wait_for(lambda: _ours(str(source)) == [], seconds=5)
+    assert out.read_text() == "previous\n"  # (a SIGKILL leaves its .partial file: see README)
+
+
+# -- bounds -----------------------------------------------------------------------------------
+
+
+def _memory_limit() -> None:
+    resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30))
+
+
+def test_an_endless_line_is_read_in_bounded_memory(tmp_path: Path) -> None:
+    path = tmp_path / "endless.jsonl"
+    with path.open("wb") as stream:  # 3 GiB without a newline (sparse), then a record
+        stream.seek(3 << 30)
+        stream.write(b"\n" + CORTEX.encode() + b"\n")
+    result = agentruns("validate", "-j", "1", str(path), preexec=_memory_limit)
+    assert result.returncode == 1
+    assert f"{path}:1: /: record larger than the maximum record size" in result.stdout
+    assert "2 records: 1 valid, 1 invalid" in result.stderr
+
+
+def test_standard_input_without_newlines_is_bounded_too() -> None:
+    result = agentruns(
+        "validate", "--jsonl", "--max-record-size", "1000", "-", stdin=b"\0" * (8 << 20)
+    )
+    assert result.returncode == 1
+    assert "-:1: /: record larger than the maximum record size (1000 bytes" in result.stdout
+
+
+def test_problem_lines_stop_at_the_cap_and_the_rejects_keep_everything(tmp_path: Path) -> None:
+    source = tmp_path / "bad.jsonl"
+    source.write_text("x\n" * 1000)
+    rejects = tmp_path / "rejects.jsonl"
+    result = agentruns(
+        "convert", "--to", "cortex", str(source), "-o", str(tmp_path / "o.jsonl"),
+        "--rejects", str(rejects),
+    )  # fmt: skip
+    assert len(result.stderr.splitlines()) == 101  # 100 problems and the summary
+    assert "900 more problem lines not printed" in result.stderr
+    assert len(rejects.read_text().splitlines()) == 1000
+    validated = agentruns("validate", "--max-errors", "5", str(source))
+    assert len(validated.stdout.splitlines()) == 5
+    assert "995 more problem lines not printed" in validated.stderr
+
+
+def test_text_from_a_record_cannot_forge_a_message_line(tmp_path: Path) -> None:
+    document = json.loads(CORTEX)
+    document["x\n/tmp/forged.jsonl:1: /: all good"] = 1  # the root forbids extras
+    path = tmp_path / "run.json"
+    path.write_text(json.dumps(document))
+    result = agentruns("validate", str(path))
+    guess, extra = result.stdout.splitlines()  # the format guessed, then the problem
+    assert guess == f"{path}:1: /: has every property cortex requires"
+    assert extra.startswith(f"{path}:1: /x\\n~1tmp~1forged.jsonl:1: ~1: all good: Extra inputs")
+
+
+def test_show_escapes_terminal_control_sequences(tmp_path: Path) -> None:
+    document = json.loads(CORTEX)
+    document["run_id"] = "R-\x1b]0;owned\x07-\x1b[31mred"
+    document["events"][1]["message"] = "[bold]not markup[/bold]\x1b[2J"
+    path = tmp_path / "run.json"
+    path.write_text(json.dumps(document))
+    result = agentruns("show", str(path))
+    assert result.returncode == 0
+    assert "\x1b" not in result.stdout
+    assert "\x07" not in result.stdout
+    assert "R-\\x1b]0;owned\\x07-\\x1b[31mred" in result.stdout
+    assert "[bold]not" in result.stdout  # (the table wraps the cell)
+    assert "markup[/bold]\\x1b[2J" in result.stdout
+
+
+def test_show_reports_a_bad_run_and_shows_the_good_ones(tmp_path: Path) -> None:
+    path = tmp_path / "runs.jsonl"
+    path.write_text(CORTEX + "\n" + '{"run_id": "\\ud800"}\n' + PORTABLE + "\n")
+    result = agentruns("show", str(path))
+    assert result.returncode == 1
+    assert result.stdout.count("timeline") == 2
+    assert f"{path}:2: /: string holds an unpaired UTF-16 surrogate" in result.stderr
