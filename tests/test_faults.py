@@ -155,7 +155,6 @@ def test_the_output_is_on_disk_before_it_replaces_the_old_one(
 ) -> None:
     from click.testing import CliRunner
 
-    from agentruns import _output
     from agentruns.cli import main
 
     events: list[str] = []
@@ -170,8 +169,8 @@ def test_the_output_is_on_disk_before_it_replaces_the_old_one(
         events.append("rename")
         real_replace(a, b)
 
-    monkeypatch.setattr(_output.os, "fsync", fsync)
-    monkeypatch.setattr(_output.os, "replace", replace)
+    monkeypatch.setattr(os, "fsync", fsync)  # (the module calls os.fsync, os.replace)
+    monkeypatch.setattr(os, "replace", replace)
     source = records(tmp_path / "in.jsonl", 1)
     out = tmp_path / "out.jsonl"
     CliRunner().invoke(main, ["convert", "--to", "cortex", str(source), "-o", str(out)])
