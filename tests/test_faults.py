@@ -86,15 +86,29 @@ def test_an_output_fifo_is_streamed_into_not_replaced(tmp_path: Path) -> None:
     assert leftovers(tmp_path) == []
 
 
-def test_dev_null_as_output_stays_a_device() -> None:
-    before = os.stat("/dev/null")
+def _null_device(directory: Path) -> str:
+    """A character device to write to. Our own copy of /dev/null where we may make one (as
+    root): a regression must not destroy the machine's; otherwise /dev/null itself, which an
+    unprivileged process cannot replace anyway."""
+    node = directory / "null"
+    try:
+        os.mknod(node, 0o666 | stat.S_IFCHR, os.makedev(1, 3))
+    except PermissionError:
+        return "/dev/null"
+    return str(node)
+
+
+def test_a_character_device_as_output_stays_a_device(tmp_path: Path) -> None:
+    device = _null_device(tmp_path)
+    before = os.stat(device)
     result = agentruns(
-        "convert", "--to", "cortex", str(FIXTURES / "portable.min.json"), "-o", "/dev/null"
+        "convert", "--to", "cortex", str(FIXTURES / "portable.min.json"), "-o", device
     )
     assert result.returncode == 0
-    after = os.stat("/dev/null")
+    after = os.stat(device)
     assert stat.S_ISCHR(after.st_mode)
     assert (after.st_ino, after.st_rdev) == (before.st_ino, before.st_rdev)
+    assert leftovers(tmp_path) == []
 
 
 # -- outputs that would destroy an input or each other ----------------------------------------
