@@ -359,3 +359,32 @@ def test_show_reports_a_bad_run_and_shows_the_good_ones(tmp_path: Path) -> None:
     assert result.returncode == 1
     assert result.stdout.count("timeline") == 2
     assert f"{path}:2: /: string holds an unpaired UTF-16 surrogate" in result.stderr
+
+
+# -- records that crashed a whole batch ---------------------------------------------------------
+
+
+def _crashers() -> list[str]:
+    """The three shapes that once raised mid-batch: a carry payload of another version, cortex
+    event extras named like declared step fields, an escaped lone surrogate."""
+    agentrun = json.loads((FIXTURES / "agentrun.min.json").read_text())
+    agentrun["x-agentruns-carry"] = {"version": 99}
+    cortex = json.loads(CORTEX)
+    cortex["events"][0].update({"name": "n", "input": 1, "index": "i", "duration_ms": None})
+    return [json.dumps(agentrun), json.dumps(cortex), '{"run_id": "\\ud800"}']
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+@pytest.mark.parametrize("to", ["portable", "cortex", "agentrun"])
+def test_records_that_once_crashed_a_batch_cost_no_other_record(
+    to: str, jobs: str, tmp_path: Path
+) -> None:
+    lines = [PORTABLE, CORTEX] * 40
+    lines[40:40] = _crashers()
+    source = tmp_path / "in.jsonl"
+    source.write_text("\n".join(lines) + "\n")
+    out = tmp_path / "out.jsonl"
+    result = agentruns("convert", "-j", jobs, "--to", to, str(source), "-o", str(out))
+    assert "83 records in: 82 converted, 1 rejected" in result.stderr
+    assert f"{source}:43: rejected: /: string holds an unpaired UTF-16 surrogate" in result.stderr
+    assert len(out.read_text().splitlines()) == 82
