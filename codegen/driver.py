@@ -7,11 +7,10 @@ exactly in pyproject.toml; its version is written into every file header.
 
 from __future__ import annotations
 
-import ast
 import hashlib
-import re
 import subprocess
 import sys
+import unicodedata
 import warnings
 from dataclasses import dataclass
 from importlib.metadata import version as _version
@@ -33,6 +32,13 @@ from datamodel_code_generator.format import Formatter
 from codegen._json import JsonObject, dump_json
 from codegen.diagnostics import CodegenError, Diagnostic
 from codegen.normalize import FORMAT_TYPES, JSON_VALUE
+from codegen.passes.json_ints import constrained_json_ints
+from codegen.passes.json_scalars import RUNTIME_MODULE, json_scalars
+from codegen.passes.optional_constraints import constraints_inside_optional
+from codegen.passes.rule_validators import rule_validators
+
+PASSES = (json_scalars, constraints_inside_optional, constrained_json_ints, rule_validators)
+"""The transformations of the generator's output, in order (codegen/passes/)."""
 
 GENERATOR_VERSION = _version("datamodel-code-generator")
 TEMPLATES = Path(__file__).parent / "templates"
@@ -77,8 +83,45 @@ def generate_models(schema: JsonObject, *, class_name: str, source: ModelSource)
             ) from None
     if not isinstance(output, str):
         raise TypeError("datamodel-code-generator returned several modules for one schema")
-    code = constrained_json_ints(constraints_inside_optional(json_semantics(output)))
-    return tidy(rule_validators(code))
+    for transform in PASSES:
+        output = transform(output)
+    return tidy(output)
+
+
+def nfkc_aliases(schema: JsonObject) -> dict[str, str]:
+    """Python field names for property names that Python would change.
+
+    Python normalises identifiers to NFKC when it compiles them: a field written ``ﬁle`` is
+    the attribute ``file``, so it would read the key ``file`` (and merge with a property of
+    that name). Such a property gets a field name of its NFKC form plus ``_`` (unique among
+    all property names) and keeps its own name as the alias.
+    """
+    names: set[str] = set()
+    _property_names(schema, names)
+    taken = {unicodedata.normalize("NFKC", name) for name in names}
+    aliases: dict[str, str] = {}
+    for name in sorted(names):
+        folded = unicodedata.normalize("NFKC", name)
+        if folded == name:
+            continue
+        candidate = folded + "_"
+        while candidate in taken:
+            candidate += "_"
+        taken.add(candidate)
+        aliases[name] = candidate
+    return aliases
+
+
+def _property_names(node: object, found: set[str]) -> None:
+    if isinstance(node, list):
+        for item in node:
+            _property_names(item, found)
+    elif isinstance(node, dict):
+        for key, value in node.items():
+            if key == "properties" and isinstance(value, dict):
+                found.update(value)
+            if key not in ("enum", "const", "examples", "default"):
+                _property_names(value, found)
 
 
 def _generate(schema: JsonObject, class_name: str, source: ModelSource) -> object:
@@ -110,197 +153,12 @@ def _generate(schema: JsonObject, class_name: str, source: ModelSource) -> objec
             JSON_VALUE: f"{RUNTIME_MODULE}.JsonValue",
             **{name: f"{RUNTIME_MODULE}.{name}" for name in FORMAT_TYPES.values()},
         },
+        aliases=nfkc_aliases(schema) or None,
         allow_remote_refs=False,
         strict_refs=True,
         # rules no type can carry (see normalize.py) become the model's published allOf
         model_extra_keys_without_x_prefix={"x-allOf"},
     )
-
-
-# -- rules no type can carry ----------------------------------------------------------------
-
-_RULE_VALIDATOR = """
-    @model_validator(mode="after")
-    def _check_schema_rules(self) -> Self:
-        \"\"\"Enforce the schema rules in this model's ``allOf`` (``not``, if/then/else).\"\"\"
-        check_rules(self)
-        return self
-"""
-
-
-def rule_validators(code: str) -> str:
-    """Give every model whose config carries lifted rules a validator that enforces them."""
-    tree = ast.parse(code)
-    lines = code.splitlines(keepends=True)
-    ends: list[int] = []
-    for node in tree.body:
-        if isinstance(node, ast.ClassDef) and _has_rules(node):
-            assert node.end_lineno is not None
-            ends.append(node.end_lineno)
-    if not ends:
-        return code
-    for end in sorted(ends, reverse=True):
-        lines.insert(end, _RULE_VALIDATOR)
-    imports = (
-        "from typing import Self\n\n"
-        "from pydantic import model_validator\n\n"
-        f"from {RUNTIME_MODULE} import check_rules\n"
-    )
-    marker = "from __future__ import annotations\n"
-    return "".join(lines).replace(marker, marker + "\n" + imports, 1)
-
-
-def _has_rules(node: ast.ClassDef) -> bool:
-    for statement in node.body:
-        if (
-            isinstance(statement, ast.Assign)
-            and any(isinstance(t, ast.Name) and t.id == "model_config" for t in statement.targets)
-            and isinstance(statement.value, ast.Call)
-        ):
-            for keyword in statement.value.keywords:
-                if keyword.arg == "json_schema_extra" and isinstance(keyword.value, ast.Dict):
-                    keys = [k.value for k in keyword.value.keys if isinstance(k, ast.Constant)]
-                    if "allOf" in keys:
-                        return True
-    return False
-
-
-# -- constraints on optional fields ---------------------------------------------------------
-
-# Field() keywords that describe the value itself, so they belong to the value's type.
-_VALUE_KEYWORDS = frozenset(
-    {"ge", "gt", "le", "lt", "multiple_of", "min_length", "max_length", "pattern", "examples"}
-)
-_ABSENT = frozenset({"MISSING", "None"})
-
-
-def constraints_inside_optional(code: str) -> str:
-    """``Annotated[T | MISSING, Field(ge=1)]`` -> ``Annotated[T, Field(ge=1)] | MISSING``.
-
-    The generator attaches constraints to the whole union. pydantic validates that correctly
-    but publishes the constraint under its Python name (``"ge": 1``) instead of ``minimum``
-    in ``model_json_schema()``; on the value's own type it publishes ``minimum``. Only the
-    annotation's source span is rewritten, so docstrings and layout are untouched.
-    """
-    annotations = [n.annotation for n in ast.walk(ast.parse(code)) if isinstance(n, ast.AnnAssign)]
-    return _rewrite_spans(code, [(a, _moved_constraints(a)) for a in annotations])
-
-
-def constrained_json_ints(code: str) -> str:
-    """``Annotated[JsonInt, Field(ge=0)]`` -> ``Annotated[StrictInt, Field(ge=0), IntegralFloat]``.
-
-    Constraints applied after ``JsonInt``'s validator land on a function schema, which pydantic
-    publishes as ``"ge": 0``; applied to the int first, they publish as ``"minimum": 0``.
-    """
-    rewrites: list[tuple[ast.expr, str | None]] = []
-    for node in ast.walk(ast.parse(code)):
-        if (
-            isinstance(node, ast.Subscript)
-            and isinstance(node.value, ast.Name)
-            and node.value.id == "Annotated"
-            and isinstance(node.slice, ast.Tuple)
-            and isinstance(node.slice.elts[0], ast.Name)
-            and node.slice.elts[0].id == "JsonInt"
-        ):
-            metadata = ", ".join(ast.unparse(m) for m in node.slice.elts[1:])
-            rewrites.append((node, f"Annotated[StrictInt, {metadata}, IntegralFloat]"))
-    if not rewrites:
-        return code
-    code = _rewrite_spans(code, rewrites)
-    marker = f"from {RUNTIME_MODULE} import "
-    return code.replace(marker, f"from pydantic import StrictInt\n{marker}IntegralFloat, ", 1)
-
-
-def _rewrite_spans(code: str, rewrites: list[tuple[ast.expr, str | None]]) -> str:
-    """Replace the source span of each node by its new text (None: leave it)."""
-    offsets = [0]
-    for line in code.splitlines(keepends=True):
-        offsets.append(offsets[-1] + len(line))
-    edits: list[tuple[int, int, str]] = []
-    for node, text in rewrites:
-        if text is None:
-            continue
-        assert node.end_lineno is not None
-        assert node.end_col_offset is not None
-        start = offsets[node.lineno - 1] + node.col_offset
-        end = offsets[node.end_lineno - 1] + node.end_col_offset
-        edits.append((start, end, text))
-    for start, end, text in sorted(edits, reverse=True):
-        code = code[:start] + text + code[end:]
-    return code
-
-
-def _moved_constraints(annotation: ast.expr) -> str | None:
-    if not (
-        isinstance(annotation, ast.Subscript)
-        and isinstance(annotation.value, ast.Name)
-        and annotation.value.id == "Annotated"
-        and isinstance(annotation.slice, ast.Tuple)
-        and len(annotation.slice.elts) == 2
-    ):
-        return None
-    inner, metadata = annotation.slice.elts
-    if not (
-        isinstance(metadata, ast.Call)
-        and isinstance(metadata.func, ast.Name)
-        and metadata.func.id == "Field"
-        and not metadata.args
-        and all(k.arg in _VALUE_KEYWORDS for k in metadata.keywords)
-    ):
-        return None
-    members = _union_members(inner)
-    absent = [m for m in members if ast.unparse(m) in _ABSENT]
-    present = [m for m in members if ast.unparse(m) not in _ABSENT]
-    if not absent or not present:
-        return None
-    value = " | ".join(ast.unparse(m) for m in present)
-    tail = " | ".join(ast.unparse(m) for m in absent)
-    return f"Annotated[{value}, {ast.unparse(metadata)}] | {tail}"
-
-
-def _union_members(node: ast.expr) -> list[ast.expr]:
-    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
-        return [*_union_members(node.left), *_union_members(node.right)]
-    return [node]
-
-
-# -- JSON semantics ---------------------------------------------------------------------
-
-RUNTIME_MODULE = "agentruns_generated._json"
-_INT_LITERAL = re.compile(r"\bLiteral\[(-?[0-9]+(?:, -?[0-9]+)*)\]")
-
-
-def json_semantics(code: str) -> str:
-    """Swap pydantic's Python-flavoured scalars for the JSON-faithful ones in ``_json``.
-
-    The generator has no hook for this (type overrides apply to named models only), so the
-    swap is done on its output, on exact identifiers; ruff then drops the imports that
-    became unused. Every replacement is covered by the fidelity tests.
-    """
-    lines = code.splitlines()
-    first_definition = next(
-        (i for i, line in enumerate(lines) if _DEFINITION.match(line)), len(lines)
-    )
-    head, body = lines[:first_definition], lines[first_definition:]
-    code = "\n".join([*head, *(_swap_scalars(line) for line in body)]) + "\n"
-    imports = (
-        "from typing import Annotated\n\n"
-        f"from {RUNTIME_MODULE} import JsonDateTime, JsonInt, NotBoolean\n"
-    )
-    marker = "from __future__ import annotations\n"
-    if marker not in code:
-        raise ValueError("unexpected generator output: no __future__ import")
-    return code.replace(marker, marker + "\n" + imports, 1)
-
-
-# The first class or top-level alias ends the import block; only code after it is rewritten.
-_DEFINITION = re.compile(r"^(class |[A-Za-z_][A-Za-z0-9_]* = )")
-
-
-def _swap_scalars(line: str) -> str:
-    line = re.sub(r"\bStrictInt\b", "JsonInt", line)
-    line = re.sub(r"\bAwareDatetime\b", "JsonDateTime", line)
-    return _INT_LITERAL.sub(r"Annotated[Literal[\1], NotBoolean]", line)
 
 
 def render_runtime_module() -> str:

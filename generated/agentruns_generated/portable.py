@@ -10,12 +10,7 @@ from typing import Annotated, Literal
 from pydantic import MISSING, ConfigDict, Field, StrictInt, StrictStr
 from typing_extensions import TypeAliasType
 
-from agentruns_generated._json import (
-    IntegralFloat,
-    JsonInt,
-    JsonModel,
-    JsonValue,
-)
+from agentruns_generated._json import IntegralFloat, JsonInt, JsonModel, JsonValue
 
 
 class UserMessage(JsonModel):

@@ -1,0 +1,265 @@
+"""Each transformation of the generator's output, by its golden case (code in, code out), and
+the build step on schemas whose names and strings are spelled like the code it writes."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import sys
+import textwrap
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import pytest
+from pydantic import ValidationError
+
+from codegen.__main__ import main
+from codegen.passes.json_ints import constrained_json_ints
+from codegen.passes.json_scalars import json_scalars
+from codegen.passes.optional_constraints import constraints_inside_optional
+from codegen.passes.rule_validators import rule_validators
+
+D7 = "http://json-schema.org/draft-07/schema#"
+
+
+def code(text: str) -> str:
+    return textwrap.dedent(text).lstrip("\n")
+
+
+# -- golden cases ------------------------------------------------------------------------------
+
+
+def test_json_scalars_swaps_only_the_types_never_strings_or_field_names() -> None:
+    before = code('''
+        from __future__ import annotations
+
+        from typing import Literal
+
+        from pydantic import AwareDatetime, StrictInt
+
+
+        class M(JsonModel):
+            """StrictInt in a docstring stays."""
+
+            StrictInt: StrictInt
+            at: AwareDatetime | None = Field(None, pattern="StrictInt|AwareDatetime")
+            one: Literal[1, -2]
+            word: Literal["StrictInt", "Literal[1]"]
+    ''')
+    after = code('''
+        from __future__ import annotations
+        from agentruns_generated._json import JsonDateTime
+        from agentruns_generated._json import JsonInt
+        from agentruns_generated._json import NotBoolean
+        from typing import Annotated
+
+        from typing import Literal
+
+        from pydantic import AwareDatetime, StrictInt
+
+
+        class M(JsonModel):
+            """StrictInt in a docstring stays."""
+
+            StrictInt: JsonInt
+            at: JsonDateTime | None = Field(None, pattern="StrictInt|AwareDatetime")
+            one: Annotated[Literal[1, -2], NotBoolean]
+            word: Literal["StrictInt", "Literal[1]"]
+    ''')
+    assert json_scalars(before) == after
+
+
+def test_json_scalars_follows_an_aliased_import_and_avoids_taken_names() -> None:
+    before = code("""
+        from __future__ import annotations
+
+        from pydantic import StrictInt as StrictInt_aliased
+
+
+        class M(JsonModel):
+            JsonInt: StrictInt_aliased
+    """)
+    after = code("""
+        from __future__ import annotations
+        from agentruns_generated._json import JsonInt as JsonInt_aliased
+
+        from pydantic import StrictInt as StrictInt_aliased
+
+
+        class M(JsonModel):
+            JsonInt: JsonInt_aliased
+    """)
+    assert json_scalars(before) == after
+
+
+def test_constraints_move_inside_the_optional_and_non_ascii_names_keep_their_place() -> None:
+    before = code("""
+        from __future__ import annotations
+
+        from typing import Annotated
+
+        from pydantic import Field
+
+
+        class M(JsonModel):
+            é_ü: Annotated[JsonInt | MISSING, Field(ge=2)] = MISSING
+            b: Annotated[StrictStr | None, Field(min_length=1)] = None
+    """)
+    after = code("""
+        from __future__ import annotations
+
+        from typing import Annotated
+
+        from pydantic import Field
+
+
+        class M(JsonModel):
+            é_ü: Annotated[JsonInt, Field(ge=2)] | MISSING = MISSING
+            b: Annotated[StrictStr, Field(min_length=1)] | None = None
+    """)
+    assert constraints_inside_optional(before) == after
+
+
+def test_constraints_stay_where_the_names_are_not_typing_and_pydantic_ones() -> None:
+    unrelated = code("""
+        from __future__ import annotations
+
+
+        class M(JsonModel):
+            b: Annotated[StrictStr | None, Field(min_length=1)] = None
+    """)
+    assert constraints_inside_optional(unrelated) == unrelated
+
+
+def test_constrained_json_ints_apply_the_constraint_to_the_int() -> None:
+    before = code("""
+        from __future__ import annotations
+
+        from typing import Annotated
+
+        from agentruns_generated._json import JsonInt
+
+
+        class M(JsonModel):
+            n: Annotated[JsonInt, Field(ge=0)]
+    """)
+    after = code("""
+        from __future__ import annotations
+        from agentruns_generated._json import IntegralFloat
+        from pydantic import StrictInt
+
+        from typing import Annotated
+
+        from agentruns_generated._json import JsonInt
+
+
+        class M(JsonModel):
+            n: Annotated[StrictInt, Field(ge=0), IntegralFloat]
+    """)
+    assert constrained_json_ints(before) == after
+
+
+def test_rule_validators_are_added_to_models_with_published_rules_only() -> None:
+    before = code("""
+        from __future__ import annotations
+
+
+        class A(JsonModel):
+            model_config = ConfigDict(json_schema_extra={"allOf": [{"not": {}}]})
+            é: int
+
+
+        class B(JsonModel):
+            x: int
+    """)
+    after = code('''
+        from __future__ import annotations
+        from agentruns_generated._json import check_rules
+        from pydantic import model_validator
+        from typing import Self
+
+
+        class A(JsonModel):
+            model_config = ConfigDict(json_schema_extra={"allOf": [{"not": {}}]})
+            é: int
+
+            @model_validator(mode="after")
+            def _check_schema_rules(self) -> Self:
+                """Enforce the schema rules in this model's ``allOf`` (``not``, if/then/else)."""
+                check_rules(self)
+                return self
+
+
+        class B(JsonModel):
+            x: int
+    ''')
+    assert rule_validators(before) == after
+
+
+# -- the build step on names spelled like its own code --------------------------------------------
+
+
+def build(tmp_path: Path, schema: dict[str, Any], name: str = "subject") -> ModuleType:
+    path = tmp_path / f"{name}.schema.json"
+    path.write_text(json.dumps(schema, ensure_ascii=False), encoding="utf-8")
+    out = tmp_path / f"{name}_models.py"
+    assert main(["model", str(path), "--out", str(out), "--class-name", "Subject"]) == 0
+    spec = importlib.util.spec_from_file_location(f"{name}_models", out)
+    assert spec is not None
+    assert spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_names_and_strings_spelled_like_generated_code_keep_their_meaning(
+    tmp_path: Path,
+) -> None:
+    module = build(
+        tmp_path,
+        {
+            "$schema": D7,
+            "type": "object",
+            "properties": {
+                "StrictInt": {"type": "integer"},
+                "AwareDatetime": {"type": "string", "format": "date-time"},
+                "pat": {"type": "string", "pattern": "^StrictInt|AwareDatetime$"},
+                "word": {"enum": ["StrictInt", "Literal[1]"]},
+                "é": {"type": "integer", "minimum": 2},
+            },
+            "additionalProperties": False,
+        },
+    )
+    model = module.Subject
+    accepted = model.model_validate(
+        {"StrictInt": 5.0, "pat": "StrictInt", "word": "Literal[1]", "é": 3}
+    )
+    assert accepted.model_dump(by_alias=True, exclude_unset=True)["StrictInt"] == 5
+    for bad in ({"StrictInt": True}, {"pat": "JsonInt"}, {"word": "JsonInt"}, {"é": 1}):
+        with pytest.raises(ValidationError):
+            model.model_validate(bad)
+    with pytest.raises(ValidationError):
+        model.model_validate({"AwareDatetime": "2020-01-01 00:00:00Z"})
+
+
+@pytest.mark.parametrize(("folded", "plain"), [("ﬁle", "file"), ("\u212a", "K")])
+def test_names_python_folds_together_stay_two_properties(
+    folded: str, plain: str, tmp_path: Path
+) -> None:
+    module = build(
+        tmp_path,
+        {
+            "$schema": D7,
+            "type": "object",
+            "properties": {folded: {"type": "string"}, plain: {"type": "integer"}},
+            "additionalProperties": False,
+        },
+        name=f"fold{ord(folded[0])}",
+    )
+    model = module.Subject
+    both = model.model_validate({folded: "x", plain: 3})
+    assert both.model_dump(by_alias=True) == {folded: "x", plain: 3}
+    with pytest.raises(ValidationError):
+        model.model_validate({folded: 3})
