@@ -148,6 +148,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (OSError, ValueError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 1
+    except RecursionError:
+        print("error: the schema is nested too deeply for the build step", file=sys.stderr)
+        return 1
+    except Exception as error:  # a bug or a generator failure: say so, without a traceback
+        print(
+            f"error: the build step failed on this schema ({type(error).__name__}: {error}); "
+            "nothing was written",
+            file=sys.stderr,
+        )
+        return 1
     return result
 
 

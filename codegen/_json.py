@@ -33,7 +33,28 @@ def load_json(path: Path) -> Json:
         value: Json = json.loads(text, object_pairs_hook=_no_duplicates)
     except json.JSONDecodeError as error:
         raise ValueError(f"{path}: line {error.lineno} column {error.colno}: {error.msg}") from None
+    except RecursionError:
+        raise ValueError(f"{path}: nested too deeply to read") from None
     return value
+
+
+MAX_DEPTH = 128
+"""Deepest JSON nesting the build step reads (about 60 levels of nested schemas): real
+schemas stay far below it, and every pass may then recurse without exhausting the stack."""
+
+
+def too_deep(value: Json, limit: int = MAX_DEPTH) -> str | None:
+    """The JSON pointer of the first value nested deeper than ``limit``, if any."""
+    stack: list[tuple[Json, int, str]] = [(value, 0, "")]
+    while stack:
+        node, depth, at = stack.pop()
+        if depth > limit:
+            return at
+        if isinstance(node, dict):
+            stack.extend((sub, depth + 1, at + pointer(key)) for key, sub in node.items())
+        elif isinstance(node, list):
+            stack.extend((sub, depth + 1, at + pointer(i)) for i, sub in enumerate(node))
+    return None
 
 
 def dump_json(value: Json) -> str:

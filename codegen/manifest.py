@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import json
+import keyword
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
 from codegen._json import Json, load_json
+from codegen.diagnostics import DiagnosticSink
 
 MANIFEST_NAME = "manifest.json"
 
@@ -33,27 +36,61 @@ def _text(entry: dict[str, Json], key: str, where: Path) -> str:
     return value
 
 
+_MODULE_NAME = re.compile(r"[a-z][a-z0-9_]*")
+_CLASS_NAME = re.compile(r"[A-Z][A-Za-z0-9_]*")
+_FILE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
+_RESERVED = frozenset({"_json", "schemas", "py"})
+
+
 def read_manifest(schemas_dir: Path) -> list[SchemaEntry]:
+    """The manifest's entries, each checked before anything is read or written with it.
+
+    Names become module names, class names and lines of ``__init__.py``; files are read
+    from ``schemas/`` and copied under ``generated/``. So a name must be an identifier (no
+    newline can put code into a module) and a file a plain name inside ``schemas/`` (no
+    ``../`` reads or writes elsewhere).
+    """
     path = schemas_dir / MANIFEST_NAME
     document = load_json(path)
     entries = document.get("schemas") if isinstance(document, dict) else None
     if not isinstance(entries, list):
         raise ValueError(f"{path}: expected an object with a 'schemas' array")
     result: list[SchemaEntry] = []
-    for entry in entries:
+    sink = DiagnosticSink(str(path))
+    seen: dict[str, set[str]] = {"name": set(), "class_name": set(), "file": set()}
+    for index, entry in enumerate(entries):
         if not isinstance(entry, dict):
             raise ValueError(f"{path}: every schema entry must be an object")
-        result.append(
-            SchemaEntry(
-                name=_text(entry, "name", path),
-                file=_text(entry, "file", path),
-                language=_text(entry, "language", path),
-                class_name=_text(entry, "class_name", path),
-                repository=_text(entry, "repository", path),
-                upstream_path=_text(entry, "upstream_path", path),
-                sha256=_text(entry, "sha256", path),
-            )
+        item = SchemaEntry(
+            name=_text(entry, "name", path),
+            file=_text(entry, "file", path),
+            language=_text(entry, "language", path),
+            class_name=_text(entry, "class_name", path),
+            repository=_text(entry, "repository", path),
+            upstream_path=_text(entry, "upstream_path", path),
+            sha256=_text(entry, "sha256", path),
         )
+        at = f"/schemas/{index}"
+        if not _MODULE_NAME.fullmatch(item.name) or keyword.iskeyword(item.name):
+            sink.error(f"{at}/name", f"{item.name!r} is not a lower-case Python identifier")
+        elif item.name in _RESERVED:
+            sink.error(f"{at}/name", f"{item.name!r} is reserved in the generated package")
+        if not _CLASS_NAME.fullmatch(item.class_name) or keyword.iskeyword(item.class_name):
+            sink.error(f"{at}/class_name", f"{item.class_name!r} is not a class name")
+        if not _FILE_NAME.fullmatch(item.file) or not item.file.endswith(".json"):
+            sink.error(
+                f"{at}/file",
+                f"{item.file!r} must be a plain .json file name inside schemas/ (no folders)",
+            )
+        elif (schemas_dir / item.file).is_symlink():
+            sink.error(f"{at}/file", f"{item.file!r} is a symlink; vendor the file itself")
+        for key in seen:
+            value = getattr(item, key)
+            if value in seen[key]:
+                sink.error(f"{at}/{key}", f"{value!r} is used by another entry")
+            seen[key].add(value)
+        result.append(item)
+    sink.raise_if(strict=False)
     return result
 
 

@@ -20,7 +20,9 @@ its schema rejects is worse than no model.
 from __future__ import annotations
 
 import copy
+import re
 from dataclasses import dataclass
+from urllib.parse import unquote
 
 from codegen._json import Json, JsonObject, pointer
 from codegen._names import pascal
@@ -96,6 +98,7 @@ class _Normalizer:
         self._check_refs(self._root, "")
         if self._sink.errors:
             return self._root
+        self._safe_definition_names()
         self._name_item_unions()
         self._split_conditionals()
         self._walk(self._root, "", value_position=False)
@@ -129,6 +132,14 @@ class _Normalizer:
             return
         if not isinstance(node, dict):
             return
+        if isinstance(node.get("items"), list):
+            # draft-07 positional items: the generator renders them as a list of the union
+            # of the item types, which accepts items in any position
+            self._sink.error(
+                at + "/items",
+                "an array of item schemas (positional items) cannot be enforced by the "
+                "generated types; refused",
+            )
         ref = node.get("$ref")
         if isinstance(ref, str):
             if not ref.startswith("#"):
@@ -151,15 +162,73 @@ class _Normalizer:
         if isinstance(node, dict) and isinstance(node.get("$ref"), str):
             ref = node["$ref"]
             assert isinstance(ref, str)
-            if ref.startswith("#/"):
-                target: Json = self._root
-                for token in ref[2:].split("/"):
-                    token = token.replace("~1", "/").replace("~0", "~")
-                    if not isinstance(target, dict) or token not in target:
-                        return None
+            tokens = ref_tokens(ref)
+            if tokens is None:
+                return None
+            target: Json = self._root
+            for token in tokens:
+                if isinstance(target, dict) and token in target:
                     target = target[token]
-                return target
+                elif (
+                    isinstance(target, list)
+                    and _INDEX.fullmatch(token)
+                    and int(token) < len(target)
+                ):
+                    target = target[int(token)]
+                else:
+                    return None
+            return target
         return node
+
+    def _safe_definition_names(self) -> None:
+        """Give definitions names the generator reads as one class name, and spell every
+        ``$ref`` to them plainly.
+
+        The generator reads a ``.`` in a definition name as a module path (one schema becomes
+        several modules) and builds class names from the rest; percent-encoded references
+        (``#/definitions/a%25b``) it does not decode. A name outside ``[A-Za-z0-9_-]`` gets a
+        sanitised unique one (said in a diagnostic) and every reference is rewritten decoded.
+        """
+        renames: dict[tuple[str, str], str] = {}
+        for key in ("definitions", "$defs"):
+            defs = self._root.get(key)
+            if not isinstance(defs, dict):
+                continue
+            taken = set(defs)
+            for name in list(defs):
+                if _SAFE_NAME.fullmatch(name):
+                    continue
+                base = re.sub(r"[^A-Za-z0-9_]+", "_", name).strip("_") or "Definition"
+                new, counter = base, 1
+                while new in taken:
+                    counter += 1
+                    new = f"{base}_{counter}"
+                taken.add(new)
+                renames[(key, name)] = new
+                self._sink.warn(
+                    pointer(key, name), f"definition named {new!r} in the generated code"
+                )
+            if any(k == key for k, _ in renames):
+                self._root[key] = {renames.get((key, n), n): v for n, v in defs.items()}
+        self._rewrite_refs(self._root, renames)
+
+    def _rewrite_refs(self, node: Json, renames: dict[tuple[str, str], str]) -> None:
+        if isinstance(node, list):
+            for sub in node:
+                self._rewrite_refs(sub, renames)
+            return
+        if not isinstance(node, dict):
+            return
+        ref = node.get("$ref")
+        if isinstance(ref, str):
+            tokens = ref_tokens(ref)
+            if tokens is not None:
+                if len(tokens) >= 2 and (tokens[0], tokens[1]) in renames:
+                    tokens = [tokens[0], renames[(tokens[0], tokens[1])], *tokens[2:]]
+                node["$ref"] = "#" + pointer(*tokens)
+        for key, sub in node.items():
+            if key not in ("enum", "const", "examples", "default"):
+                self._rewrite_refs(sub, renames)
 
     def _name_item_unions(self) -> None:
         defs = self._root.get(self._defs_key)
@@ -528,6 +597,23 @@ class _Normalizer:
             if len(set(map(str, values))) == len(values):
                 return name
         return None
+
+
+_SAFE_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*")
+_INDEX = re.compile(r"0|[1-9][0-9]*")
+
+
+def ref_tokens(ref: str) -> list[str] | None:
+    """The JSON pointer tokens of a same-document ``$ref`` (a URI fragment: percent-decoded,
+    then ``~1``/``~0`` unescaped), or None when it is not one."""
+    if not ref.startswith("#"):
+        return None
+    fragment = unquote(ref[1:], errors="strict")
+    if fragment == "":
+        return []
+    if not fragment.startswith("/"):
+        return None  # a plain-name fragment (an anchor): not a pointer
+    return [t.replace("~1", "/").replace("~0", "~") for t in fragment[1:].split("/")]
 
 
 def _const_condition(condition: Json) -> tuple[str, str] | None:

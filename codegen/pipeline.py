@@ -12,8 +12,8 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from codegen._json import Json, JsonObject, dump_json, load_json
-from codegen.diagnostics import CodegenError, Diagnostic, DiagnosticSink
+from codegen._json import MAX_DEPTH, Json, JsonObject, dump_json, load_json, too_deep
+from codegen.diagnostics import CodegenError, Diagnostic, DiagnosticSink, Severity
 from codegen.driver import ModelSource, generate_models, render_runtime_module, sha256_of
 from codegen.manifest import SchemaEntry, read_manifest
 from codegen.normalize import normalize
@@ -41,6 +41,18 @@ def json_schema_for(
     document: Json, *, source: str, strict: bool
 ) -> tuple[JsonObject, list[Diagnostic]]:
     """The JSON Schema for a source document: translated if JSON Structure, as is otherwise."""
+    deep = too_deep(document)
+    if deep is not None:
+        raise CodegenError(
+            [
+                Diagnostic(
+                    source,
+                    deep,
+                    f"the schema nests deeper than {MAX_DEPTH} levels here; refused",
+                    Severity.ERROR,
+                )
+            ]
+        )
     if is_json_structure(document):
         translation = translate(document, source=source, strict=strict)
         return translation.schema, list(translation.diagnostics)

@@ -193,6 +193,7 @@ class _Translator:
         self._sink = sink
         # JSON Structure pointer ("#/definitions/a/B") -> (definition, $defs key)
         self._definitions: dict[str, tuple[JsonObject, str]] = {}
+        self._keys: set[str] = set()
 
     # -- document level -------------------------------------------------------------
 
@@ -249,7 +250,13 @@ class _Translator:
             if not isinstance(member, dict):
                 self._sink.error(pointer(*member_path), "a definition must be a JSON object")
             elif "type" in member:
-                key = "_".join(member_path[1:])
+                # namespaces a/b_c and a_b/c both join to a_b_c: a later one gets a suffix
+                base = "_".join(member_path[1:])
+                key, counter = base, 1
+                while key in self._keys:
+                    counter += 1
+                    key = f"{base}_{counter}"
+                self._keys.add(key)
                 self._definitions["#" + pointer(*member_path)] = (member, key)
             else:
                 self._collect(member, member_path)
@@ -471,6 +478,13 @@ class _Translator:
         props: JsonObject = {}
         for name, (schema, prop_at) in properties.items():
             wire_name = self._wire_name(name, schema, prop_at)
+            if wire_name in props:
+                self._sink.error(
+                    prop_at,
+                    f"property {name!r} has the JSON name {wire_name!r} (altnames), which "
+                    "another property of this object already has",
+                )
+                continue
             wire[name] = wire_name
             props[wire_name] = self._node(schema, prop_at)
         out["properties"] = props

@@ -1,0 +1,257 @@
+"""The build step on schemas and manifests nobody here wrote: refused cleanly where it must be,
+never a traceback, never code or files where they do not belong."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import shutil
+import sys
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from codegen.__main__ import main
+
+ROOT = Path(__file__).resolve().parent.parent
+D7 = "http://json-schema.org/draft-07/schema#"
+PAYLOAD = '\n"""\'\'\'\nimport os; os.environ["AGENTRUNS_PWNED"] = "1"\n#\\\r\x0c\u2028'
+
+
+@pytest.fixture
+def tree(tmp_path: Path) -> Path:
+    shutil.copytree(ROOT / "schemas", tmp_path / "schemas")
+    shutil.copytree(
+        ROOT / "generated", tmp_path / "generated", ignore=shutil.ignore_patterns("__pycache__")
+    )
+    return tmp_path
+
+
+def generate(tree: Path) -> int:
+    return main(["generate", "--schemas", str(tree / "schemas"), "--out", str(tree / "generated")])
+
+
+def edit_manifest(tree: Path, **changes: str) -> None:
+    path = tree / "schemas" / "manifest.json"
+    manifest = json.loads(path.read_text())
+    manifest["schemas"][0].update(changes)
+    path.write_text(json.dumps(manifest))
+
+
+def load(path: Path, name: str) -> ModuleType:
+    spec = importlib.util.spec_from_file_location(name, path)
+    assert spec is not None
+    assert spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+# -- the manifest -----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("key", "value", "said"),
+    [
+        ("name", "portable\nimport os", "is not a lower-case Python identifier"),
+        ("name", "_json", "is not a lower-case Python identifier"),
+        ("name", "schemas", "is reserved"),
+        ("class_name", "Portable; import os", "is not a class name"),
+        ("file", "../../outside.json", "must be a plain .json file name inside schemas/"),
+        ("file", "/etc/passwd", "must be a plain .json file name inside schemas/"),
+        ("name", "cortex", "is used by another entry"),
+    ],
+)
+def test_a_manifest_entry_that_could_escape_is_refused_before_anything_is_written(
+    key: str, value: str, said: str, tree: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    edit_manifest(tree, **{key: value})
+    before = sorted(p.name for p in (tree / "generated").rglob("*"))
+    assert generate(tree) == 1
+    err = capsys.readouterr().err
+    assert said in err
+    assert "schemas/manifest.json: /schemas/" in err
+    assert sorted(p.name for p in (tree / "generated").rglob("*")) == before
+    assert not (tree / "outside.json").exists()
+
+
+def test_a_schema_file_that_is_a_symlink_is_refused(
+    tree: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    schemas = tree / "schemas"
+    (schemas / "portable-run-record.schema.json").rename(tree / "elsewhere.json")
+    (schemas / "portable-run-record.schema.json").symlink_to(tree / "elsewhere.json")
+    assert generate(tree) == 1
+    assert "is a symlink" in capsys.readouterr().err
+
+
+# -- schema-derived text in generated code ------------------------------------------------------
+
+
+def test_no_schema_text_can_run_code_when_the_module_is_imported(tmp_path: Path) -> None:
+    hostile = {
+        "$schema": D7,
+        "type": "object",
+        "title": "T" + PAYLOAD,
+        "description": "D" + PAYLOAD,
+        "properties": {
+            "p" + PAYLOAD: {
+                "type": "string",
+                "description": "d" + PAYLOAD,
+                "examples": ["e" + PAYLOAD],
+                "default": "x" + PAYLOAD,
+            },
+            "e": {"enum": ["v" + PAYLOAD, "w"], "description": PAYLOAD},
+            "c": {"const": "c" + PAYLOAD},
+            "n": {
+                "type": "object",
+                "title": "I" + PAYLOAD,
+                "properties": {"q": {"type": "integer"}},
+            },
+            "r": {"$ref": "#/definitions/D" + PAYLOAD.replace("%", "%25")},
+        },
+        "definitions": {"D" + PAYLOAD: {"type": "string"}},
+        "additionalProperties": False,
+    }
+    source = tmp_path / ("evil" + PAYLOAD.replace("/", "_").replace("\\", "_") + ".json")
+    source.write_text(json.dumps(hostile), encoding="utf-8")
+    out = tmp_path / "evil_models.py"
+    assert main(["model", str(source), "--out", str(out), "--class-name", "Evil"]) == 0
+    os.environ.pop("AGENTRUNS_PWNED", None)
+    module = load(out, "evil_models")
+    assert "AGENTRUNS_PWNED" not in os.environ
+    model = module.Evil
+    # and the strings kept their meaning: the property, the enum value, the const
+    record = model.model_validate({"p" + PAYLOAD: "s", "e": "v" + PAYLOAD, "c": "c" + PAYLOAD})
+    assert record.model_dump(by_alias=True, exclude_unset=True)["p" + PAYLOAD] == "s"
+
+
+@settings(max_examples=30, deadline=None, database=None, derandomize=True)
+@given(st.text(min_size=1, max_size=12))
+def test_any_file_name_stays_inside_the_header_comment(name: str) -> None:
+    from codegen.driver import ModelSource, header
+
+    text = header(ModelSource(f"schemas/{name}.json", "0" * 64, translated_from=name))
+    assert all(line.startswith("#") for line in text.split("\n"))
+    assert len(text.splitlines()) == len(text.split("\n"))  # no other line breaks either
+
+
+# -- depth and crashes ------------------------------------------------------------------------
+
+
+def test_a_schema_nested_too_deeply_is_refused_with_its_pointer(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    schema: dict[str, Any] = {"type": "object", "properties": {}}
+    node = schema
+    for _ in range(300):
+        node["properties"]["a"] = {"type": "object", "properties": {}}
+        node = node["properties"]["a"]
+    path = tmp_path / "deep.json"
+    path.write_text(json.dumps(schema))
+    assert main(["model", str(path), "--out", str(tmp_path / "deep.py")]) == 1
+    err = capsys.readouterr().err
+    assert "nests deeper than 128 levels here; refused" in err
+    assert err.startswith(f"{path}: /properties/a/properties/a/")
+    assert "Traceback" not in err
+    assert not (tmp_path / "deep.py").exists()
+
+
+def test_a_schema_too_deep_for_json_itself_is_an_error_not_a_traceback(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "deeper.json"
+    path.write_text("[" * 200_000 + "]" * 200_000)
+    assert main(["model", str(path), "--out", str(tmp_path / "x.py")]) == 1
+    assert "nested too deeply" in capsys.readouterr().err
+
+
+# -- references ---------------------------------------------------------------------------------
+
+
+def test_percent_encoded_and_array_references_resolve(tmp_path: Path) -> None:
+    schema = {
+        "$schema": D7,
+        "type": "object",
+        "properties": {
+            "a": {"$ref": "#/definitions/percent%25field"},
+            "b": {"$ref": "#/definitions/foo%22bar"},
+            "c": {"$ref": "#/definitions/x.y"},
+            "d": {"$ref": "#/definitions/list/anyOf/1"},
+        },
+        "definitions": {
+            "percent%field": {"type": "integer", "minimum": 3},
+            'foo"bar': {"type": "string", "maxLength": 2},
+            "x.y": {"type": "boolean"},
+            "list": {"anyOf": [{"type": "string"}, {"type": "integer", "maximum": 1}]},
+        },
+        "additionalProperties": False,
+    }
+    path = tmp_path / "refs.json"
+    path.write_text(json.dumps(schema))
+    out = tmp_path / "refs_models.py"
+    assert main(["model", str(path), "--out", str(out), "--class-name", "Refs"]) == 0
+    model = load(out, "refs_models").Refs
+    assert model.model_validate({"a": 3, "b": "xy", "c": True, "d": 1}).a == 3
+    for bad in ({"a": 2}, {"b": "xyz"}, {"c": 1}, {"d": 2}, {"d": "s"}):
+        with pytest.raises(ValueError, match="validation error"):
+            model.model_validate(bad)
+
+
+def test_positional_items_are_refused_not_loosened(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    schema = {"$schema": D7, "type": "array", "items": [{"type": "integer"}, {"type": "string"}]}
+    path = tmp_path / "tuple.json"
+    path.write_text(json.dumps(schema))
+    assert main(["model", str(path), "--out", str(tmp_path / "t.py")]) == 1
+    assert "/items: error: an array of item schemas" in capsys.readouterr().err
+
+
+# -- JSON Structure names -------------------------------------------------------------------
+
+
+def _structure(**document: Any) -> dict[str, Any]:
+    return {
+        "$schema": "https://json-structure.org/meta/core/v0/#",
+        "$id": "https://example.com/s",
+        "name": "S",
+        "type": "object",
+        **document,
+    }
+
+
+def test_namespaced_definitions_that_join_to_one_name_stay_two_types(tmp_path: Path) -> None:
+    from codegen.structure import translate
+
+    schema = _structure(
+        properties={
+            "p": {"type": {"$ref": "#/definitions/a/b_c"}},
+            "q": {"type": {"$ref": "#/definitions/a_b/c"}},
+        },
+        definitions={"a": {"b_c": {"type": "string"}}, "a_b": {"c": {"type": "int32"}}},
+    )
+    translated = translate(schema, source="s.json").schema
+    properties = translated["properties"]
+    assert isinstance(properties, dict)
+    assert properties["p"] != properties["q"]
+    defs = translated["$defs"]
+    assert isinstance(defs, dict)
+    assert sorted(defs) == ["a_b_c", "a_b_c_2"]
+
+
+def test_an_altname_that_collides_with_a_property_is_refused() -> None:
+    from codegen.diagnostics import CodegenError
+    from codegen.structure import translate
+
+    schema = _structure(
+        properties={"r": {"type": "string", "altnames": {"json": "s"}}, "s": {"type": "int32"}}
+    )
+    with pytest.raises(CodegenError, match="already has"):
+        translate(schema, source="s.json")
