@@ -125,22 +125,3 @@ def local_name(tree: ast.Module, module: str, name: str, taken: set[str]) -> str
         counter += 1
     taken.add(candidate)
     return candidate
-
-
-def annotation_nodes(tree: ast.Module) -> list[ast.expr]:
-    """Expressions the generator writes as types: field annotations and type alias values."""
-    found: list[ast.expr] = []
-    for node in ast.walk(tree):
-        if isinstance(node, ast.AnnAssign):
-            found.append(node.annotation)
-        elif isinstance(node, ast.Assign) and isinstance(node.value, ast.Subscript):
-            found.append(node.value)  # `X = TypeAliasType(...)` / `X = A | B` aliases
-        elif isinstance(node, ast.ClassDef):
-            found.extend(node.bases)
-        elif isinstance(node, ast.Call) and _is_type_alias_call(node):
-            found.extend(node.args[1:2])
-    return found
-
-
-def _is_type_alias_call(node: ast.Call) -> bool:
-    return isinstance(node.func, ast.Name) and node.func.id == "TypeAliasType"

@@ -13,7 +13,6 @@ import ast
 
 from codegen.passes._source import (
     add_imports,
-    annotation_nodes,
     bound_names,
     imported,
     local_name,
@@ -71,8 +70,12 @@ def json_scalars(code: str) -> str:
             if isinstance(child, ast.expr):
                 visit(child)
 
-    for root in annotation_nodes(tree):
-        visit(root)
+    # every use of the names, wherever the generator puts types (annotations, aliases, the
+    # `__annotations__` dicts of models with extras, RootModel parameters)
+    for statement in tree.body:
+        for node in ast.walk(statement):
+            if isinstance(node, ast.expr) and not isinstance(statement, ast.ImportFrom):
+                visit(node)
     if not replacements:
         return code
     code = replace_nodes(code, replacements)
