@@ -29,12 +29,13 @@ from datamodel_code_generator import Error as GeneratorError
 from datamodel_code_generator.enums import DataModelType, StrictTypes
 from datamodel_code_generator.format import Formatter
 
-from codegen._json import JsonObject, dump_json
-from codegen.diagnostics import CodegenError, Diagnostic
+from codegen._json import Json, JsonObject, dump_json
+from codegen.diagnostics import CodegenError, Diagnostic, Severity
 from codegen.normalize import FORMAT_TYPES, JSON_VALUE
 from codegen.passes.json_ints import constrained_json_ints
 from codegen.passes.json_scalars import RUNTIME_MODULE, json_scalars
 from codegen.passes.optional_constraints import constraints_inside_optional
+from codegen.passes.rule_types import RuleNotAttached, rule_types
 from codegen.passes.rule_validators import rule_validators
 
 PASSES = (json_scalars, constraints_inside_optional, constrained_json_ints, rule_validators)
@@ -79,7 +80,13 @@ def header(source: ModelSource) -> str:
     return "\n".join(lines)
 
 
-def generate_models(schema: JsonObject, *, class_name: str, source: ModelSource) -> str:
+def generate_models(
+    schema: JsonObject,
+    *,
+    class_name: str,
+    source: ModelSource,
+    rules: dict[str, Json] | None = None,
+) -> str:
     """Return the Python source of the models for one normalised JSON Schema."""
     with warnings.catch_warnings():
         # The generator announces future default changes; every default we rely on is
@@ -95,6 +102,12 @@ def generate_models(schema: JsonObject, *, class_name: str, source: ModelSource)
         raise TypeError("datamodel-code-generator returned several modules for one schema")
     for transform in PASSES:
         output = transform(output)
+    try:
+        output = rule_types(output, rules or {})
+    except RuleNotAttached as error:
+        raise CodegenError(
+            [Diagnostic(source.schema_path, "", str(error), Severity.ERROR)]
+        ) from None
     return tidy(output)
 
 

@@ -54,7 +54,8 @@ _EVALUATED = frozenset(
         "multipleOf", "minLength", "maxLength", "pattern", "format", "minItems", "maxItems",
         "uniqueItems", "items", "required", "properties", "additionalProperties",
         "minProperties", "maxProperties", "allOf", "anyOf", "oneOf", "not", "if", "then", "else",
-        "title", "description", "examples", "default", "$comment",
+        "title", "description", "examples", "default", "$comment", "contains", "additionalItems",
+        "patternProperties", "propertyNames", "dependencies",
     }
 )  # fmt: skip
 _ANNOTATION_ONLY = frozenset(
@@ -75,13 +76,17 @@ _ANNOTATION_ONLY = frozenset(
 class Normalized:
     schema: JsonObject
     diagnostics: tuple[Diagnostic, ...]
+    rules: dict[str, Json]
+    """Type alias name -> the JSON Schema rule its values must also satisfy (see
+    ``_enforce_exactly``); the driver's ``rule_types`` pass attaches each to its alias."""
 
 
 def normalize(schema: JsonObject, *, source: str, strict: bool = False) -> Normalized:
     sink = DiagnosticSink(source)
-    result = _Normalizer(copy.deepcopy(schema), sink).run()
+    normalizer = _Normalizer(copy.deepcopy(schema), sink)
+    result = normalizer.run()
     sink.raise_if(strict=strict)
-    return Normalized(result, tuple(sink.items))
+    return Normalized(result, tuple(sink.items), dict(normalizer.rules))
 
 
 class _Normalizer:
@@ -93,6 +98,7 @@ class _Normalizer:
         )
         self._uses_json_value = False
         self._format_types: set[str] = set()
+        self.rules: dict[str, Json] = {}
 
     def run(self) -> JsonObject:
         self._check_refs(self._root, "")
@@ -101,6 +107,9 @@ class _Normalizer:
         self._safe_definition_names()
         self._name_item_unions()
         self._split_conditionals()
+        self._enforce_exactly()
+        if self._sink.errors:
+            return self._root
         self._walk(self._root, "", value_position=False)
         self._add_discriminators(self._root)
         for format_name, type_name in FORMAT_TYPES.items():
@@ -132,14 +141,6 @@ class _Normalizer:
             return
         if not isinstance(node, dict):
             return
-        if isinstance(node.get("items"), list):
-            # draft-07 positional items: the generator renders them as a list of the union
-            # of the item types, which accepts items in any position
-            self._sink.error(
-                at + "/items",
-                "an array of item schemas (positional items) cannot be enforced by the "
-                "generated types; refused",
-            )
         ref = node.get("$ref")
         if isinstance(ref, str):
             if not ref.startswith("#"):
@@ -505,12 +506,7 @@ class _Normalizer:
     ) -> None:
         found = [key for key in _RULE_KEYWORDS if key in node]
         if owner is None:
-            self._sink.error(
-                at,
-                f"{'/'.join(found)} here cannot be enforced: it is not inside an object with "
-                "properties (the generator would drop it silently)",
-            )
-            return
+            return  # not inside an object's properties: _enforce_exactly attaches it here
         rule: JsonObject = {key: node.pop(key) for key in found}
         inlined = self._inline_refs(rule, at, frozenset())
         unsupported = sorted(_keywords_of(inlined) - _EVALUATED)
@@ -549,6 +545,162 @@ class _Normalizer:
             resolved = self._inline_refs(copy.deepcopy(target), at, seen | {ref})
             return {"allOf": [resolved, rest]} if rest else resolved
         return {key: self._inline_refs(value, at, seen) for key, value in node.items()}
+
+    # -- exactness ------------------------------------------------------------------
+
+    def _enforce_exactly(self) -> None:
+        """Make every schema the generator would render loosely exact, or refuse it.
+
+        The generator drops or loosens some keywords: untyped keywords, ``uniqueItems``,
+        ``contains``, ``patternProperties``, ``propertyNames``, ``dependencies``, min/max
+        properties, ``oneOf`` (as ``anyOf``), ``const``/``enum`` other than strings and
+        integers, ``false``, and ``not``/``if`` left where no object owns them. Its rendering
+        of what remains is a superset of the schema. So each such schema keeps, as its type,
+        what the generator renders exactly, and the keywords it would loosen become a rule
+        the value must also satisfy, checked by ``agentruns_generated._json.satisfies``: on
+        an object model, in its published ``allOf`` (a model validator); anywhere else, on a
+        named type alias (``Annotated[T, SchemaRule(...)]``). ``default`` is an annotation
+        and is not rendered (a default would fill in absent fields and make them nullable).
+        """
+        defs = self._root.get(self._defs_key)
+        if isinstance(defs, dict):
+            for name in list(defs):
+                sub = defs[name]
+                at = pointer(self._defs_key, name)
+                defs[name] = self._exact(sub, at, alias=name)
+        root = self._exact(self._root, "", alias=None)
+        assert isinstance(root, dict)
+        if root is not self._root:
+            self._root.clear()
+            self._root.update(root)
+
+    def _exact(self, node: Json, at: str, *, alias: str | None) -> Json:
+        """``node`` made exact: its children first, then itself (``alias``: the definition
+        name it is, if it is one)."""
+        if node is False:
+            node = {"not": {}}  # the false schema: a value here is never valid
+        if not isinstance(node, dict):
+            return node
+        node.pop("default", None)
+        original = copy.deepcopy(node)  # the rule states the schema as written
+        self._exact_children(node, at)
+        loose = self._loose_keywords(node)
+        if not loose:
+            return node
+        if loose & {"patternProperties", "additionalItems"} or (
+            "items" in loose and "additionalItems" in node
+        ):
+            # which properties or items are "additional" depends on these: judged together
+            loose |= set(node) & {"additionalProperties", "additionalItems", "items"}
+        rendered = {key: node.pop(key) for key in loose}
+        rule: JsonObject = {key: original[key] for key in sorted(loose) if key in original}
+        if "additionalProperties" in rule and "properties" in original:
+            rule["properties"] = original["properties"]
+        if "oneOf" in loose and not any(k in node for k in ("anyOf", "allOf")):
+            node["anyOf"] = rendered["oneOf"]  # the superset: any one (exact) branch
+        inlined = self._inline_refs(rule, at, frozenset())
+        if isinstance(node.get("properties"), dict) and node.get("type") in ("object", None):
+            # an object model: the rule joins its published allOf, checked by its validator
+            rules = node.setdefault("x-allOf", [])
+            assert isinstance(rules, list)
+            rules.append(inlined)
+            self._sink.warn(at, f"{', '.join(sorted(loose))}: enforced by a model validator")
+            return node
+        if at == "" and alias is None:
+            self._sink.error(
+                at,
+                f"{', '.join(sorted(loose))} at the root of a schema that is not an object "
+                "with properties cannot be enforced; refused",
+            )
+            return node
+        if self._is_free_form(node):
+            # nothing the generator renders is left: the value is any JSON value
+            node["anyOf"] = [self._json_value_ref()]
+        name = alias if alias is not None else self._rule_name(at)
+        title = node.get("title")
+        type_name = title if isinstance(title, str) else pascal(name)
+        node["title"] = type_name
+        self.rules[type_name] = inlined
+        self._sink.warn(at, f"{', '.join(sorted(loose))}: enforced by the type {type_name}")
+        if alias is not None:
+            return node
+        defs = self._root.setdefault(self._defs_key, {})
+        assert isinstance(defs, dict)
+        defs[name] = node
+        reference: JsonObject = {"$ref": "#" + pointer(self._defs_key, name)}
+        return reference
+
+    def _rule_name(self, at: str) -> str:
+        tokens = [t for t in at.split("/") if t and t not in _STRUCTURAL]
+        base = pascal("_".join(tokens[-2:]) or "value") + "Rule"
+        defs = self._root.get(self._defs_key)
+        taken = set(defs) if isinstance(defs, dict) else set()
+        taken |= set(self.rules)
+        name, counter = base, 1
+        while name in taken:
+            counter += 1
+            name = f"{base}{counter}"
+        return name
+
+    def _exact_children(self, node: JsonObject, at: str) -> None:
+        for key in ("properties", "patternProperties"):
+            members = node.get(key)
+            if isinstance(members, dict):
+                for name in list(members):
+                    members[name] = self._exact(members[name], at + pointer(key, name), alias=None)
+        for key in ("items", "additionalProperties", "additionalItems"):
+            sub = node.get(key)
+            if isinstance(sub, dict) or (sub is False and key == "items"):
+                node[key] = self._exact(sub, at + pointer(key), alias=None)
+        for key in ("anyOf", "oneOf", "allOf"):
+            members_list = node.get(key)
+            if isinstance(members_list, list):
+                node[key] = [
+                    self._exact(sub, at + pointer(key, index), alias=None)
+                    for index, sub in enumerate(members_list)
+                ]
+
+    def _loose_keywords(self, node: JsonObject) -> set[str]:
+        """The keywords of ``node`` the generator would not render exactly."""
+        keys = set(node)
+        declared = node.get("type")
+        types = (
+            [declared] if isinstance(declared, str) else declared if isinstance(declared, list)
+            else None
+        )  # fmt: skip
+        loose = keys & _ALWAYS_LOOSE
+        if types is None:
+            loose |= keys & (_BY_TYPE_KEYWORDS - {"format"})
+            if "format" in keys and node["format"] in _ASSERTED_FORMATS:
+                loose.add("format")
+        elif len(types) > 1:
+            loose |= keys & (_BY_TYPE_KEYWORDS - {"format"})
+        else:
+            (only,) = types
+            own = _TYPE_KEYWORDS.get(str(only), frozenset())
+            loose |= keys & (_BY_TYPE_KEYWORDS - own - {"format"})  # no-ops the generator
+            # would apply to the wrong type (or fail on)
+            if only == "array" and isinstance(node.get("items"), list):
+                loose |= {"items"} | (keys & {"additionalItems"})
+            if only in ("number", "integer") and "multipleOf" in keys:
+                multiple = node["multipleOf"]
+                if not (isinstance(multiple, int) and not isinstance(multiple, bool)):
+                    loose.add("multipleOf")
+        if isinstance(node.get("items"), list):
+            loose.add("items")
+        for key in ("const", "enum"):
+            if key in node and not _literal_values(node[key] if key == "enum" else [node[key]]):
+                loose.add(key)
+        one_of = node.get("oneOf")
+        if isinstance(one_of, list) and self._common_const_property(one_of) is None:
+            loose.add("oneOf")
+        all_of = node.get("allOf")
+        if isinstance(all_of, list) and not all(
+            isinstance(member, dict) and ("$ref" in member or member.get("type") == "object")
+            for member in all_of
+        ):
+            loose.add("allOf")
+        return loose
 
     # -- discriminators -------------------------------------------------------------
 
@@ -597,6 +749,48 @@ class _Normalizer:
             if len(set(map(str, values))) == len(values):
                 return name
         return None
+
+
+_NUMBER_KEYWORDS = frozenset(
+    {"minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf"}
+)
+_STRING_KEYWORDS = frozenset({"minLength", "maxLength", "pattern", "format"})
+_ARRAY_KEYWORDS = frozenset(
+    {"items", "additionalItems", "minItems", "maxItems", "uniqueItems", "contains"}
+)
+_OBJECT_KEYWORDS = frozenset(
+    {
+        "properties", "required", "additionalProperties", "patternProperties",
+        "minProperties", "maxProperties", "propertyNames", "dependencies",
+    }
+)  # fmt: skip
+_BY_TYPE_KEYWORDS = _NUMBER_KEYWORDS | _STRING_KEYWORDS | _ARRAY_KEYWORDS | _OBJECT_KEYWORDS
+_TYPE_KEYWORDS = {
+    "number": _NUMBER_KEYWORDS,
+    "integer": _NUMBER_KEYWORDS,
+    "string": _STRING_KEYWORDS,
+    "array": _ARRAY_KEYWORDS - {"uniqueItems", "contains", "additionalItems"},
+    "object": _OBJECT_KEYWORDS
+    - {"patternProperties", "minProperties", "maxProperties", "propertyNames", "dependencies"},
+}
+_ALWAYS_LOOSE = frozenset({"not", "if", "then", "else"})
+"""Left after lifting (no object owns them): always a rule."""
+_ASSERTED_FORMATS = frozenset({"date-time", "uri", "uri-reference"})
+"""Formats the models assert (the others are annotations, as draft-07 allows)."""
+_STRUCTURAL = frozenset(
+    {"properties", "items", "additionalProperties", "anyOf", "oneOf", "allOf", "definitions",
+     "$defs", "patternProperties", "additionalItems"}
+)  # fmt: skip
+
+
+def _literal_values(values: Json) -> bool:
+    """Whether the generator's ``Literal`` of these values means JSON equality: all strings,
+    or all integers (marked not-boolean by the driver)."""
+    if not isinstance(values, list) or not values:
+        return False
+    if all(isinstance(v, str) for v in values):
+        return True
+    return all(isinstance(v, int) and not isinstance(v, bool) for v in values)
 
 
 _SAFE_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*")

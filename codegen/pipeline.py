@@ -75,9 +75,8 @@ def model_source(
     normalized = normalize(schema, source=source.schema_path, strict=strict)
     prepared = dict(normalized.schema)
     prepared["title"] = class_name  # the root class name is stable whatever the schema's title
-    return generate_models(prepared, class_name=class_name, source=source), list(
-        normalized.diagnostics
-    )
+    code = generate_models(prepared, class_name=class_name, source=source, rules=normalized.rules)
+    return code, list(normalized.diagnostics)
 
 
 def render(schemas_dir: Path, *, strict: bool = False) -> Rendered:

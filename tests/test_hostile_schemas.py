@@ -204,14 +204,15 @@ def test_percent_encoded_and_array_references_resolve(tmp_path: Path) -> None:
             model.model_validate(bad)
 
 
-def test_positional_items_are_refused_not_loosened(
+def test_a_rule_at_a_root_that_is_not_an_object_is_refused(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     schema = {"$schema": D7, "type": "array", "items": [{"type": "integer"}, {"type": "string"}]}
     path = tmp_path / "tuple.json"
     path.write_text(json.dumps(schema))
     assert main(["model", str(path), "--out", str(tmp_path / "t.py")]) == 1
-    assert "/items: error: an array of item schemas" in capsys.readouterr().err
+    assert "at the root of a schema that is not an object" in capsys.readouterr().err
+    assert not (tmp_path / "t.py").exists()
 
 
 # -- JSON Structure names -------------------------------------------------------------------

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from datetime import datetime
 from typing import TYPE_CHECKING, Annotated, Any, TypeAlias
 
 import pydantic
@@ -34,7 +35,7 @@ from pydantic import (
     WithJsonSchema,
 )
 from pydantic.json_schema import JsonSchemaValue
-from pydantic_core import PydanticCustomError, core_schema
+from pydantic_core import PydanticCustomError, core_schema, to_jsonable_python
 from typing_extensions import TypeAliasType
 
 # RFC 3339 section 5.6 date-time: a "T" (or "t") between date and time, seconds required,
@@ -299,7 +300,16 @@ def _format_ok(name: str, value: object) -> bool:
     if not isinstance(value, str):
         return True
     if name == "date-time":
-        return _RFC3339_DATETIME.match(value) is not None
+        if _RFC3339_DATETIME.match(value) is None:
+            return False
+        # the pattern leaves ranges (month 13, hour 25) to a parser; a leap second is valid
+        text = value.upper().replace("Z", "+00:00")
+        text = text[:17] + "59" + text[19:] if text[17:19] == "60" else text
+        try:
+            datetime.fromisoformat(text)
+        except ValueError:
+            return False
+        return True
     if name == "uri":
         return _URI.match(value) is not None
     if name == "uri-reference":
@@ -351,7 +361,16 @@ def satisfies(value: object, schema: object) -> bool:
             _json_equal(a, b) for i, a in enumerate(value) for b in value[i + 1 :]
         ):
             return False
-        if "items" in schema and not all(satisfies(item, schema["items"]) for item in value):
+        items = schema.get("items", True)
+        if isinstance(items, list):
+            if not all(satisfies(v, s) for v, s in zip(value, items, strict=False)):
+                return False
+            rest = schema.get("additionalItems", True)
+            if not all(satisfies(v, rest) for v in value[len(items) :]):
+                return False
+        elif not all(satisfies(item, items) for item in value):
+            return False
+        if "contains" in schema and not any(satisfies(v, schema["contains"]) for v in value):
             return False
     if isinstance(value, dict):
         required = schema.get("required", [])
@@ -361,9 +380,29 @@ def satisfies(value: object, schema: object) -> bool:
         for name, sub in properties.items():
             if name in value and not satisfies(value[name], sub):
                 return False
+        patterns = schema.get("patternProperties", {})
+        matched: set[str] = set()
+        for pattern, sub in patterns.items():
+            for key in value:
+                if re.search(pattern, key) is not None:
+                    matched.add(key)
+                    if not satisfies(value[key], sub):
+                        return False
         if "additionalProperties" in schema:
-            extra = [k for k in value if k not in properties]
+            extra = [k for k in value if k not in properties and k not in matched]
             if not all(satisfies(value[k], schema["additionalProperties"]) for k in extra):
+                return False
+        if "propertyNames" in schema and not all(
+            satisfies(key, schema["propertyNames"]) for key in value
+        ):
+            return False
+        for name, needed in schema.get("dependencies", {}).items():
+            if name not in value:
+                continue
+            if isinstance(needed, list):
+                if any(other not in value for other in needed):
+                    return False
+            elif not satisfies(value, needed):
                 return False
         if "minProperties" in schema and len(value) < schema["minProperties"]:
             return False
@@ -382,6 +421,39 @@ def satisfies(value: object, schema: object) -> bool:
         if branch in schema and not satisfies(value, schema[branch]):
             return False
     return True
+
+
+class SchemaRule:
+    """A JSON Schema rule a value must satisfy beyond what its type checks.
+
+    The build step gives a type this marker where the generator would render a schema
+    loosely (``uniqueItems``, ``oneOf``, an untyped ``minimum``...): the type is what the
+    generator renders exactly, and this checks the rest on the value as JSON. The model's
+    JSON Schema states the rule too (``allOf``).
+    """
+
+    def __init__(self, schema: object) -> None:
+        self.schema = schema
+
+    def __get_pydantic_core_schema__(
+        self, source: Any, handler: GetCoreSchemaHandler
+    ) -> core_schema.CoreSchema:
+        rule = self.schema
+
+        def check(value: Any) -> Any:
+            document = to_jsonable_python(value, by_alias=True)
+            if not satisfies(document, rule):
+                raise PydanticCustomError(
+                    "schema_rule", "Input does not satisfy the schema rule {rule}", {"rule": rule}
+                )
+            return value
+
+        return core_schema.no_info_after_validator_function(check, handler(source))
+
+    def __get_pydantic_json_schema__(
+        self, schema: core_schema.CoreSchema, handler: GetJsonSchemaHandler
+    ) -> JsonSchemaValue:
+        return {"allOf": [handler(schema), self.schema]}
 
 
 def check_rules(model: BaseModel) -> None:

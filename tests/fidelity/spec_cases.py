@@ -1,0 +1,234 @@
+"""Per-keyword draft-07 cases written from the specification (draft-handrews-json-schema-01
+and -validation-01): a schema wrapped as a property of an object, and instances on both
+sides of each keyword's boundary, with the types it must ignore. The expected verdict is the
+spec's; ``jsonschema`` (Draft 7, format checking on) is used only to double-check the table.
+
+Each schema sits at ``/properties/v`` of a closed object, so the case also proves the keyword
+is enforced where the generator renders it as a field type; a few cases sit at the root.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+D7 = "http://json-schema.org/draft-07/schema#"
+
+Case = tuple[str, dict[str, Any] | bool, list[Any], list[Any]]
+"""(name, schema of the value, accepted values, rejected values)."""
+
+ANY_TYPE = [None, True, "s", 1.5, [1], {"a": 1}]
+"""Values of every other JSON type: an untyped keyword lets each of them through."""
+
+CASES: list[Case] = [
+    # -- untyped keywords apply to their own JSON type only ------------------------------
+    ("untyped minimum", {"minimum": 2}, [2, 2.5, 3, *ANY_TYPE[:3], [1], {"a": 1}], [1, 1.9, -5]),
+    ("untyped maximum", {"maximum": 2}, [2, 1.5, "s", None, [9]], [3, 2.01]),
+    ("untyped exclusiveMinimum", {"exclusiveMinimum": 2}, [2.1, 3, "s", {}], [2, 1]),
+    ("untyped exclusiveMaximum", {"exclusiveMaximum": 2}, [1.9, "x", False], [2, 3]),
+    ("untyped multipleOf", {"multipleOf": 2}, [4, 4.0, 0, "s", [3]], [3, 4.5]),
+    ("untyped minLength", {"minLength": 2}, ["ab", "é€", 1, None, ["a"]], ["a", ""]),
+    ("untyped maxLength", {"maxLength": 2}, ["ab", "", 123, {"abc": 1}], ["abc"]),
+    ("untyped pattern", {"pattern": "^a"}, ["ab", 1, None, ["b"]], ["ba", ""]),
+    (
+        "untyped format date-time",
+        {"format": "date-time"},
+        ["2020-01-01T00:00:00Z", 5, None, ["x"]],
+        ["2020-13-01T00:00:00Z", "2020-01-01 00:00:00Z"],
+    ),
+    ("untyped minItems", {"minItems": 2}, [[1, 2], "a", 1, {}], [[1], []]),
+    ("untyped maxItems", {"maxItems": 1}, [[1], [], "ab", {"a": 1, "b": 2}], [[1, 2]]),
+    (
+        "untyped uniqueItems",
+        {"uniqueItems": True},
+        [[1, 2], [1, True], [{"a": 1}, {"a": 2}], [[1], [True]], "aa", 1],
+        [[1, 1], [1, 1.0], [{"a": 1, "b": 2}, {"b": 2, "a": 1}], [[1], [1]], ["x", "x"]],
+    ),
+    ("untyped items", {"items": {"type": "integer"}}, [[1, 2], [], "s", {"a": "b"}], [[1, "x"]]),
+    ("untyped contains", {"contains": {"type": "string"}}, [["a"], [1, "b"], 5, {}], [[1], []]),
+    ("untyped required", {"required": ["a"]}, [{"a": 1}, [1], "a", 3], [{}, {"b": 1}]),
+    (
+        "untyped properties",
+        {"properties": {"a": {"type": "integer"}}},
+        [{"a": 1}, {"b": "x"}, [1], "a"],
+        [{"a": "x"}],
+    ),
+    (
+        "untyped additionalProperties",
+        {"properties": {"a": {}}, "additionalProperties": False},
+        [{"a": 1}, {}, [1, 2], "s"],
+        [{"b": 1}],
+    ),
+    ("untyped minProperties", {"minProperties": 1}, [{"a": 1}, [], "s"], [{}]),
+    ("untyped maxProperties", {"maxProperties": 1}, [{"a": 1}, {}, [1, 2]], [{"a": 1, "b": 2}]),
+    (
+        "untyped patternProperties",
+        {"patternProperties": {"^x": {"type": "integer"}}},
+        [{"x1": 1, "y": "s"}, {}, "x"],
+        [{"x1": "s"}],
+    ),
+    (
+        "untyped propertyNames",
+        {"propertyNames": {"maxLength": 2}},
+        [{"ab": 1}, {}, "abc", [1]],
+        [{"abc": 1}],
+    ),
+    (
+        "untyped dependencies (array)",
+        {"dependencies": {"a": ["b"]}},
+        [{"a": 1, "b": 2}, {"b": 1}, {}, "a"],
+        [{"a": 1}],
+    ),
+    (
+        "untyped dependencies (schema)",
+        {"dependencies": {"a": {"required": ["c"]}}},
+        [{"a": 1, "c": 2}, {"c": 1}, 1],
+        [{"a": 1}],
+    ),
+    # -- typed keywords the generator renders loosely --------------------------------------
+    (
+        "uniqueItems on typed array",
+        {"type": "array", "uniqueItems": True},
+        [[1, 2], [1, "1"], [0, False]],
+        [[1, 1.0], [{"a": [1]}, {"a": [1]}]],
+    ),
+    (
+        "uniqueItems of strings",
+        {"type": "array", "items": {"type": "string"}, "uniqueItems": True},
+        [["a", "b"], []],
+        [["a", "a"]],
+    ),
+    (
+        "contains on typed array",
+        {"type": "array", "contains": {"minimum": 5}},
+        [[5], [1, 7]],
+        [[1, 2], []],
+    ),
+    (
+        "additionalItems false",
+        {"type": "array", "items": [{"type": "integer"}], "additionalItems": False},
+        [[1], []],
+        [[1, 2], ["a"]],
+    ),
+    (
+        "patternProperties typed",
+        {
+            "type": "object",
+            "patternProperties": {"^n_": {"type": "number"}},
+            "additionalProperties": False,
+        },
+        [{"n_a": 1}, {}],
+        [{"n_a": "x"}, {"m": 1}],
+    ),
+    (
+        "propertyNames typed",
+        {"type": "object", "propertyNames": {"pattern": "^[a-z]+$"}},
+        [{"ab": 1}, {}],
+        [{"A": 1}],
+    ),
+    (
+        "dependencies typed",
+        {"type": "object", "properties": {"a": {}, "b": {}}, "dependencies": {"a": ["b"]}},
+        [{"a": 1, "b": 1}, {}],
+        [{"a": 1}],
+    ),
+    # -- oneOf is exclusive ---------------------------------------------------------------
+    ("oneOf exclusive", {"oneOf": [{"type": "integer"}, {"minimum": 2}]}, [1, 2.5, "s"], [3]),
+    (
+        "oneOf of typed branches",
+        {"oneOf": [{"type": "string", "maxLength": 3}, {"type": "string", "minLength": 2}]},
+        ["a", "abcd"],
+        ["ab", 5],
+    ),
+    # -- const and enum use JSON equality --------------------------------------------------
+    ("const false", {"const": False}, [False], [0, None, "false", 0.0]),
+    ("const 0", {"const": 0}, [0, 0.0], [False, None, "0"]),
+    ("const 1.0", {"const": 1.0}, [1, 1.0], [True]),
+    (
+        "const object",
+        {"const": {"a": [1, {"b": None}]}},
+        [{"a": [1, {"b": None}]}, {"a": [1.0, {"b": None}]}],
+        [{"a": [1, {"b": None}], "c": 1}, {"a": [True, {"b": None}]}, {}],
+    ),
+    ("const array", {"const": [1, "a"]}, [[1, "a"]], [["a", 1], [True, "a"], [1]]),
+    ("const null", {"const": None}, [None], [0, False, "null"]),
+    ("enum of true", {"enum": [True]}, [True], [1, 1.0, "true"]),
+    (
+        "enum mixed",
+        {"enum": [1, "a", None, [0], {"k": False}]},
+        [1, 1.0, "a", None, [0], [0.0], {"k": False}],
+        [True, "1", [False], {"k": 0}, False],
+    ),
+    # -- defaults are annotations ---------------------------------------------------------
+    ("default does not make nullable", {"type": "string", "default": "abc"}, ["x"], [None, 1]),
+    ("default of another type", {"type": "integer", "default": "x"}, [1], ["x", None]),
+    # -- boolean schemas and not / if anywhere ----------------------------------------------
+    ("schema true", True, ANY_TYPE, []),
+    ("schema false", False, [], [None, 1, "s"]),
+    (
+        "not anywhere",
+        {"anyOf": [{"not": {"type": "string"}}, {"const": "ok"}]},
+        [1, None, "ok"],
+        ["no"],
+    ),
+    (
+        "if/then/else in an array item",
+        {
+            "type": "array",
+            "items": {
+                "if": {"type": "integer"},
+                "then": {"minimum": 0},
+                "else": {"type": "string"},
+            },
+        },
+        [[1, "a"], []],
+        [[-1], [None]],
+    ),
+    ("if without then", {"if": {"minimum": 10}}, [1, 20, "x"], []),
+    # -- numbers ---------------------------------------------------------------------------
+    ("integer accepts 5.0", {"type": "integer"}, [5, 5.0, -3], [5.5, True, "5"]),
+    ("number rejects booleans", {"type": "number", "minimum": 0}, [0, 0.5], [True, False]),
+    ("multipleOf 0.5", {"type": "number", "multipleOf": 0.5}, [1, 1.5, 0], [0.25, 1.2]),
+    (
+        "type list",
+        {"type": ["integer", "string"], "minimum": 2, "minLength": 2},
+        [2, "ab"],
+        [1, "a", None, 2.5],
+    ),
+    ("enum without type", {"enum": ["a", 1]}, ["a", 1], ["b", True]),
+]
+
+ROOT_CASES: list[Case] = [
+    # keywords on the root object itself (a model validator)
+    (
+        "root dependencies",
+        {"type": "object", "properties": {"a": {}, "b": {}}, "dependencies": {"a": ["b"]}},
+        [{"a": 1, "b": 2}, {}],
+        [{"a": 1}],
+    ),
+    (
+        "root propertyNames",
+        {
+            "type": "object",
+            "propertyNames": {"maxLength": 1},
+            "properties": {"a": {"type": "integer"}},
+        },
+        [{"a": 1}, {"b": "x"}],
+        [{"ab": 1}, {"a": "x"}],
+    ),
+    (
+        "root minProperties",
+        {"type": "object", "properties": {"a": {}}, "minProperties": 1},
+        [{"a": 1}, {"z": None}],
+        [{}],
+    ),
+]
+
+
+def case_schema(cases: list[Case]) -> dict[str, Any]:
+    """One object with each case's schema as property ``c<index>`` (one build for all)."""
+    return {
+        "$schema": D7,
+        "type": "object",
+        "properties": {f"c{index}": schema for index, (_, schema, _, _) in enumerate(cases)},
+        "additionalProperties": False,
+    }
