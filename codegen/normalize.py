@@ -27,6 +27,7 @@ from urllib.parse import unquote
 from codegen._json import Json, JsonObject, pointer
 from codegen._names import pascal
 from codegen.diagnostics import Diagnostic, DiagnosticSink
+from codegen.regex import PatternError, to_rust
 
 JSON_VALUE = "JsonValue"
 # String formats pydantic has no faithful type for: each becomes a reference to a named
@@ -105,6 +106,9 @@ class _Normalizer:
         if self._sink.errors:
             return self._root
         self._safe_definition_names()
+        self._translate_patterns(self._root, "")
+        if self._sink.errors:
+            return self._root
         self._name_item_unions()
         self._split_conditionals()
         self._enforce_exactly()
@@ -212,6 +216,43 @@ class _Normalizer:
             if any(k == key for k, _ in renames):
                 self._root[key] = {renames.get((key, n), n): v for n, v in defs.items()}
         self._rewrite_refs(self._root, renames)
+
+    def _translate_patterns(self, node: Json, at: str) -> None:
+        """Every regular expression of the schema in the Rust engine's spelling of its
+        ECMA-262 meaning (``codegen.regex``); one that has no such form is refused here."""
+        if not isinstance(node, dict):
+            return
+        pattern = node.get("pattern")
+        if isinstance(pattern, str):
+            try:
+                node["pattern"] = to_rust(pattern)
+            except PatternError as error:
+                self._sink.error(at + "/pattern", f"pattern {pattern!r}: {error}; refused")
+        patterns = node.get("patternProperties")
+        if isinstance(patterns, dict):
+            translated: JsonObject = {}
+            for key, sub in patterns.items():
+                try:
+                    translated[to_rust(key)] = sub
+                except PatternError as error:
+                    self._sink.error(
+                        at + pointer("patternProperties", key),
+                        f"pattern {key!r}: {error}; refused",
+                    )
+                    translated[key] = sub
+            node["patternProperties"] = translated
+        for key, sub in node.items():
+            if key in _SCHEMA_MAPS or key == "dependencies":
+                if isinstance(sub, dict):
+                    for name, member in sub.items():
+                        self._translate_patterns(member, at + pointer(key, name))
+            elif key in _SCHEMA_LISTS or key == "items":
+                members = sub if isinstance(sub, list) else [sub]
+                for index, member in enumerate(members):
+                    where = at + pointer(key, index) if isinstance(sub, list) else at + pointer(key)
+                    self._translate_patterns(member, where)
+            elif key in _SCHEMA_VALUES:
+                self._translate_patterns(sub, at + pointer(key))
 
     def _rewrite_refs(self, node: Json, renames: dict[tuple[str, str], str]) -> None:
         if isinstance(node, list):

@@ -256,3 +256,56 @@ def test_an_altname_that_collides_with_a_property_is_refused() -> None:
     )
     with pytest.raises(CodegenError, match="already has"):
         translate(schema, source="s.json")
+
+
+# -- regular expressions ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("pattern", "said"),
+    [
+        ("(?=a)b", "lookaround has no linear-time form"),
+        ("(a)\\1", "backreferences have no linear-time form"),
+        ("(", "not a valid regular expression"),
+        ("[a-", "a character class is not closed"),
+    ],
+)
+def test_a_pattern_without_a_linear_time_form_is_refused_at_build_time(
+    pattern: str, said: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    schema = {
+        "$schema": D7,
+        "type": "object",
+        "properties": {"ok": {"type": "string", "pattern": "^x"}, "p": {"pattern": pattern}},
+    }
+    path = tmp_path / "p.json"
+    path.write_text(json.dumps(schema))
+    assert main(["model", str(path), "--out", str(tmp_path / "p.py")]) == 1
+    err = capsys.readouterr().err
+    assert f"/properties/p/pattern: error: pattern {pattern!r}: {said}" in err
+    assert not (tmp_path / "p.py").exists()
+
+
+def test_catastrophic_patterns_run_in_linear_time_everywhere(tmp_path: Path) -> None:
+    """``^(a+)+$`` backtracks exponentially in Python's re (seconds at 26 characters); the
+    models run every pattern, in types and in rules, on the linear-time engine."""
+    schema = {
+        "$schema": D7,
+        "type": "object",
+        "properties": {
+            "typed": {"type": "string", "pattern": "^(a+)+$"},
+            "in_rule": {"anyOf": [{"pattern": "^(a+)+$"}, {"type": "integer"}]},
+            "keys": {"type": "object", "patternProperties": {"^(a+)+$": {"type": "integer"}}},
+        },
+    }
+    path = tmp_path / "redos.json"
+    path.write_text(json.dumps(schema))
+    out = tmp_path / "redos_models.py"
+    assert main(["model", str(path), "--out", str(out), "--class-name", "Redos"]) == 0
+    assert "python-re" not in out.read_text()
+    model = load(out, "redos_models").Redos
+    attack = "a" * 5000 + "!"
+    for document in ({"typed": attack}, {"in_rule": attack}):
+        with pytest.raises(ValueError, match="validation error"):
+            model.model_validate(document)
+    assert model.model_validate({"keys": {attack: "not checked: the key does not match"}})

@@ -21,7 +21,14 @@ from pydantic import BaseModel, ValidationError
 
 from codegen.driver import ModelSource
 from codegen.pipeline import model_source
-from tests.fidelity.spec_cases import CASES, D7, ROOT_CASES, Case, case_schema
+from tests.fidelity.spec_cases import (
+    CASES,
+    D7,
+    ORACLE_MISTAKES,
+    ROOT_CASES,
+    Case,
+    case_schema,
+)
 
 
 def _module(schema: dict[str, Any], name: str, workdir: Path) -> ModuleType:
@@ -72,10 +79,13 @@ def test_the_spec_table_agrees_with_jsonschema(cases: list[Case]) -> None:
             format_checker=jsonschema.Draft7Validator.FORMAT_CHECKER,
         )
         wrap = (lambda v: {"v": v}) if cases is CASES else (lambda v: v)
-        for value in accepted:
-            assert validator.is_valid(wrap(value)), (name, value)
-        for value in rejected:
-            assert not validator.is_valid(wrap(value)), (name, value)
+        verdicts = [validator.is_valid(wrap(v)) for v in accepted] + [
+            not validator.is_valid(wrap(v)) for v in rejected
+        ]
+        if name in ORACLE_MISTAKES:  # jsonschema's Python regexes are not ECMA-262
+            assert not all(verdicts), f"{name}: jsonschema now agrees; drop the exception"
+        else:
+            assert all(verdicts), name
 
 
 def test_models_have_no_false_accepts_and_no_false_rejects_per_keyword(tmp_path: Path) -> None:

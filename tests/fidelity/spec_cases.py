@@ -195,6 +195,42 @@ CASES: list[Case] = [
         [1, "a", None, 2.5],
     ),
     ("enum without type", {"enum": ["a", 1]}, ["a", 1], ["b", True]),
+    # -- patterns are ECMA-262: ASCII classes, `.` stops at line terminators, `$` at the end
+    (
+        "pattern \\d is ASCII",
+        {"type": "string", "pattern": "^\\d+$"},
+        ["123"],
+        ["\u0661\u0662", "12\n"],
+    ),
+    ("pattern \\w is ASCII", {"type": "string", "pattern": "^\\w+$"}, ["a_1"], ["é", "a-b"]),
+    (
+        "pattern \\s is ECMA whitespace",
+        {"type": "string", "pattern": "^\\s$"},
+        [" ", "\u00a0", "\ufeff"],
+        ["a", "\u0085"],
+    ),
+    (
+        "pattern dot",
+        {"type": "string", "pattern": "^a.b$"},
+        ["axb", "a\tb"],
+        ["a\nb", "a\u2028b", "a\rb"],
+    ),
+    (
+        "pattern in a rule",
+        {"anyOf": [{"pattern": "^\\d$"}, {"type": "integer"}]},
+        ["1", 5, None],
+        ["\u0661", "12"],
+    ),
+    (
+        "patternProperties with \\d",
+        {
+            "type": "object",
+            "patternProperties": {"^\\d$": {"type": "integer"}},
+            "additionalProperties": False,
+        },
+        [{"1": 1}, {}],
+        [{"\u0661": 1}, {"1": "x"}],
+    ),
 ]
 
 ROOT_CASES: list[Case] = [
@@ -232,3 +268,15 @@ def case_schema(cases: list[Case]) -> dict[str, Any]:
         "properties": {f"c{index}": schema for index, (_, schema, _, _) in enumerate(cases)},
         "additionalProperties": False,
     }
+
+
+ORACLE_MISTAKES: dict[str, str] = {
+    "pattern \\d is ASCII": "Python re: \\d matches every Unicode digit; ECMA-262 [0-9]",
+    "pattern \\w is ASCII": "Python re: \\w matches Unicode letters; ECMA-262 [A-Za-z0-9_]",
+    "pattern \\s is ECMA whitespace": "Python re: \\s has U+0085 and lacks U+FEFF",
+    "pattern dot": "Python re: . matches U+2028 and \\r; ECMA-262 stops at line terminators",
+    "pattern in a rule": "Python re: \\d matches every Unicode digit",
+    "patternProperties with \\d": "Python re: \\d matches every Unicode digit",
+}
+"""Cases where jsonschema (Python ``re``) reads a pattern differently from ECMA-262, which
+JSON Schema prescribes; the table test checks that jsonschema still disagrees on them."""
