@@ -18,6 +18,7 @@ from codegen.diagnostics import CodegenError, Diagnostic
 from codegen.driver import ModelSource, sha256_of
 from codegen.manifest import read_manifest, update_manifest_hashes
 from codegen.pipeline import atomic_write, json_schema_for, model_source, render, stale_diff, write
+from codegen.structure import is_json_structure
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -61,7 +62,7 @@ def _model(args: argparse.Namespace) -> int:
     path: Path = args.schema
     document = load_json(path)
     schema, diagnostics = json_schema_for(document, source=str(path), strict=args.strict)
-    class_name = args.class_name or _class_name_for(path)
+    class_name = args.class_name or _class_name_for(path, document)
     code, more = model_source(
         schema,
         class_name=class_name,
@@ -84,7 +85,12 @@ def _translate(args: argparse.Namespace) -> int:
     return 0
 
 
-def _class_name_for(path: Path) -> str:
+def _class_name_for(path: Path, document: object) -> str:
+    """A JSON Structure document names its root type (``name``); otherwise the file does."""
+    if isinstance(document, dict) and is_json_structure(document):
+        name = document.get("name")
+        if isinstance(name, str) and pascal(name):
+            return pascal(name)
     return pascal(path.name.split(".")[0]) or "Model"
 
 

@@ -228,6 +228,7 @@ class _Translator:
         elif "type" in doc:
             root_node = {k: v for k, v in doc.items() if k not in _ROOT_ONLY}
             out.update(self._node(root_node, ""))
+            self._instance_keywords(out)
         else:
             self._sink.error("", "the document declares neither a root type nor $root")
 
@@ -240,6 +241,30 @@ class _Translator:
         if defs:
             out["$defs"] = defs
         return out
+
+    @staticmethod
+    def _instance_keywords(root: JsonObject) -> None:
+        """Let a closed root object carry ``$schema`` and ``$uses``.
+
+        An instance document may name its schema (``$schema``, the schema's ``$id``) and the
+        add-ins it uses (``$uses``, "available only in instance documents"), at its root;
+        the official samples do. An open root accepts them as extras already.
+        """
+        properties = root.get("properties")
+        if root.get("additionalProperties") is not False or not isinstance(properties, dict):
+            return
+        properties.setdefault(
+            "$schema",
+            {"type": "string", "description": "The schema this instance follows (its $id)."},
+        )
+        properties.setdefault(
+            "$uses",
+            {
+                "type": "array",
+                "items": {"type": "string"},
+                "description": "The add-ins this instance uses.",
+            },
+        )
 
     def _collect(self, namespace: Json, path: tuple[str, ...]) -> None:
         if not isinstance(namespace, dict):
@@ -443,7 +468,12 @@ class _Translator:
                 continue
             base, _ = found
             if base.get("abstract") is not True:
-                self._sink.error(at + "/$extends", f"{base_ref!r} must be abstract to be extended")
+                self._sink.error(
+                    at + "/$extends",
+                    f"{base_ref!r} is not abstract: JSON Structure core lets $extends name "
+                    'only an abstract type ("abstract": true), so that a concrete type\'s '
+                    "instances never change meaning when it is extended; refused",
+                )
             base_props, base_required = self._merged_properties(
                 base, base_ref[1:], seen | {base_ref}
             )

@@ -309,3 +309,40 @@ def test_catastrophic_patterns_run_in_linear_time_everywhere(tmp_path: Path) -> 
         with pytest.raises(ValueError, match="validation error"):
             model.model_validate(document)
     assert model.model_validate({"keys": {attack: "not checked: the key does not match"}})
+
+
+def test_a_closed_json_structure_root_accepts_schema_and_uses(tmp_path: Path) -> None:
+    schema = _structure(
+        properties={"a": {"type": "string"}}, required=["a"], additionalProperties=False
+    )
+    path = tmp_path / "closed.struct.json"
+    path.write_text(json.dumps(schema))
+    out = tmp_path / "closed_models.py"
+    assert main(["model", str(path), "--out", str(out)]) == 0
+    model = load(out, "closed_models").S  # named after the schema's `name`, not the file
+    instance = {"$schema": "https://example.com/s", "$uses": ["JSONStructureUnits"], "a": "x"}
+    assert model.model_validate(instance).model_dump(by_alias=True, exclude_unset=True) == (
+        instance
+    )
+    with pytest.raises(ValueError, match="Extra inputs"):
+        model.model_validate({"a": "x", "other": 1})
+
+
+def test_extending_a_concrete_type_is_refused_with_the_spec_rule() -> None:
+    from codegen.diagnostics import CodegenError
+    from codegen.structure import translate
+
+    schema = _structure(
+        properties={"b": {"type": {"$ref": "#/definitions/B"}}},
+        definitions={
+            "A": {"type": "object", "properties": {"x": {"type": "string"}}},
+            "B": {
+                "type": "object",
+                "$extends": "#/definitions/A",
+                "properties": {"y": {"type": "string"}},
+            },
+        },
+    )
+    with pytest.raises(CodegenError, match="only an abstract type") as caught:
+        translate(schema, source="s.json")
+    assert "/definitions/B/$extends" in str(caught.value)
