@@ -572,8 +572,27 @@ class _Normalizer:
         )
 
     def _inline_refs(self, node: Json, at: str, seen: frozenset[str]) -> Json:
+        """The rule with every reference replaced by its target (the evaluator is
+        reference-free), within ``MAX_RULE_NODES``: references that fan out (an ``anyOf``
+        of references to ``anyOf``s of references...) would grow a rule exponentially in the
+        schema's size, so past the budget the rule is refused, with its pointer."""
+        budget = [MAX_RULE_NODES]
+        try:
+            return self._inline(node, at, seen, budget)
+        except _OverBudget:
+            self._sink.error(
+                at,
+                f"this rule would inline more than {MAX_RULE_NODES} schema nodes "
+                "(references that fan out); refused",
+            )
+            return {}
+
+    def _inline(self, node: Json, at: str, seen: frozenset[str], budget: list[int]) -> Json:
+        budget[0] -= 1
+        if budget[0] < 0:
+            raise _OverBudget
         if isinstance(node, list):
-            return [self._inline_refs(sub, at, seen) for sub in node]
+            return [self._inline(sub, at, seen, budget) for sub in node]
         if not isinstance(node, dict):
             return node
         ref = node.get("$ref")
@@ -583,9 +602,9 @@ class _Normalizer:
                 return {}
             target = self._resolve(node)
             rest = {k: v for k, v in node.items() if k != "$ref"}
-            resolved = self._inline_refs(copy.deepcopy(target), at, seen | {ref})
+            resolved = self._inline(target, at, seen | {ref}, budget)
             return {"allOf": [resolved, rest]} if rest else resolved
-        return {key: self._inline_refs(value, at, seen) for key, value in node.items()}
+        return {key: self._inline(value, at, seen, budget) for key, value in node.items()}
 
     # -- exactness ------------------------------------------------------------------
 
@@ -832,6 +851,14 @@ def _literal_values(values: Json) -> bool:
     if all(isinstance(v, str) for v in values):
         return True
     return all(isinstance(v, int) and not isinstance(v, bool) for v in values)
+
+
+MAX_RULE_NODES = 20_000
+"""Largest rule (in JSON nodes, references inlined) the build step writes into a model."""
+
+
+class _OverBudget(Exception):
+    pass
 
 
 _SAFE_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*")

@@ -346,3 +346,31 @@ def test_extending_a_concrete_type_is_refused_with_the_spec_rule() -> None:
     with pytest.raises(CodegenError, match="only an abstract type") as caught:
         translate(schema, source="s.json")
     assert "/definitions/B/$extends" in str(caught.value)
+
+
+def test_references_that_fan_out_under_a_rule_are_refused_not_inlined_exponentially(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Each definition refers twice to the next: inlined, 24 levels are 2**24 nodes."""
+    definitions: dict[str, Any] = {
+        f"d{i}": {
+            "anyOf": [
+                {"$ref": f"#/definitions/d{i + 1}"},
+                {"$ref": f"#/definitions/d{i + 1}"},
+                {"type": "integer", "minimum": i},
+            ]
+        }
+        for i in range(24)
+    }
+    definitions["d24"] = {"type": "string"}
+    schema = {
+        "$schema": D7,
+        "type": "object",
+        "properties": {"p": {"not": {"$ref": "#/definitions/d0"}}},
+        "definitions": definitions,
+    }
+    path = tmp_path / "fan.json"
+    path.write_text(json.dumps(schema))
+    assert len(path.read_bytes()) < 4000
+    assert main(["model", str(path), "--out", str(tmp_path / "fan.py")]) == 1
+    assert "/properties/p: error: this rule would inline more than" in capsys.readouterr().err
