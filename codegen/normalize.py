@@ -653,7 +653,9 @@ class _Normalizer:
             # which properties or items are "additional" depends on these: judged together
             loose |= set(node) & {"additionalProperties", "additionalItems", "items"}
         rendered = {key: node.pop(key) for key in loose}
-        rule: JsonObject = {key: original[key] for key in sorted(loose) if key in original}
+        rule: JsonObject = {
+            key: _restated(original[key]) for key in sorted(loose) if key in original
+        }
         if "additionalProperties" in rule and "properties" in original:
             rule["properties"] = original["properties"]
         if "oneOf" in loose and not any(k in node for k in ("anyOf", "allOf")):
@@ -689,6 +691,14 @@ class _Normalizer:
         defs[name] = node
         reference: JsonObject = {"$ref": "#" + pointer(self._defs_key, name)}
         return reference
+
+    def _is_object_model(self, node: Json) -> bool:
+        target = self._resolve(node)
+        return (
+            isinstance(target, dict)
+            and target.get("type") == "object"
+            and isinstance(target.get("properties"), dict)
+        )
 
     def _rule_name(self, at: str) -> str:
         tokens = [t for t in at.split("/") if t and t not in _STRUCTURAL]
@@ -755,11 +765,8 @@ class _Normalizer:
         if isinstance(one_of, list) and self._common_const_property(one_of) is None:
             loose.add("oneOf")
         all_of = node.get("allOf")
-        if isinstance(all_of, list) and not all(
-            isinstance(member, dict) and ("$ref" in member or member.get("type") == "object")
-            for member in all_of
-        ):
-            loose.add("allOf")
+        if isinstance(all_of, list) and not all(self._is_object_model(member) for member in all_of):
+            loose.add("allOf")  # the generator merges allOf of object models only
         return loose
 
     # -- discriminators -------------------------------------------------------------
@@ -841,6 +848,25 @@ _STRUCTURAL = frozenset(
     {"properties", "items", "additionalProperties", "anyOf", "oneOf", "allOf", "definitions",
      "$defs", "patternProperties", "additionalItems"}
 )  # fmt: skip
+
+
+def _restated(node: Json) -> Json:
+    """A schema with its lifted rules (``x-allOf``, from ``_lift_rules``) back in ``allOf``:
+    a rule built from it must say everything the schema said."""
+    if isinstance(node, list):
+        return [_restated(sub) for sub in node]
+    if not isinstance(node, dict):
+        return node
+    out: JsonObject = {}
+    for key, value in node.items():
+        if key == "x-allOf":
+            continue
+        out[key] = value if key in ("enum", "const", "examples", "default") else _restated(value)
+    lifted = _restated(node.get("x-allOf"))
+    if isinstance(lifted, list) and lifted:
+        existing = out.get("allOf")
+        out["allOf"] = [*(existing if isinstance(existing, list) else []), *lifted]
+    return out
 
 
 def _literal_values(values: Json) -> bool:
