@@ -30,25 +30,44 @@ EXAMPLES = int(os.environ.get("AGENTRUNS_PROPERTY_EXAMPLES", "20"))
 _COUNTER = itertools.count()
 
 small_ints = st.integers(-3, 3)
+scalars = (
+    st.none()
+    | st.booleans()
+    | small_ints
+    | st.sampled_from([0.0, 1.0, 1.5, -2.5])
+    | st.sampled_from(["", "a", "ab", "abc"])
+)
 json_values: st.SearchStrategy[Any] = st.recursive(
-    st.none() | st.booleans() | small_ints | st.sampled_from([0.0, 1.0, 1.5, -2.5]) | st.sampled_from(["", "a", "ab", "abc"]),
-    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.sampled_from(["a", "b", "c"]), inner, max_size=3),
+    scalars,
+    lambda inner: (
+        st.lists(inner, max_size=3)
+        | st.dictionaries(st.sampled_from(["a", "b", "c"]), inner, max_size=3)
+    ),
     max_leaves=6,
-)  # fmt: skip
+)
+
+NUMBER_BOUNDS = ["minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"]
+SIZE_BOUNDS = ["minLength", "maxLength", "minItems", "maxItems", "minProperties", "maxProperties"]
+TYPES = ["null", "boolean", "integer", "number", "string", "array", "object"]
 
 leaves: st.SearchStrategy[Any] = st.one_of(
-    st.sampled_from(["null", "boolean", "integer", "number", "string", "array", "object"]).map(
-        lambda t: {"type": t}
-    ),
-    st.builds(lambda k, n: {k: n}, st.sampled_from(["minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"]), small_ints),
-    st.builds(lambda k, n: {k: n}, st.sampled_from(["minLength", "maxLength", "minItems", "maxItems", "minProperties", "maxProperties"]), st.integers(0, 2)),
+    st.sampled_from(TYPES).map(lambda t: {"type": t}),
+    st.builds(lambda k, n: {k: n}, st.sampled_from(NUMBER_BOUNDS), small_ints),
+    st.builds(lambda k, n: {k: n}, st.sampled_from(SIZE_BOUNDS), st.integers(0, 2)),
     st.builds(lambda n: {"multipleOf": n}, st.sampled_from([2, 3])),
     st.just({"uniqueItems": True}),
-    st.builds(lambda names: {"required": names}, st.lists(st.sampled_from(["a", "b"]), min_size=1, max_size=2, unique=True)),
+    st.builds(
+        lambda names: {"required": names},
+        st.lists(st.sampled_from(["a", "b"]), min_size=1, max_size=2, unique=True),
+    ),
     st.builds(lambda v: {"const": v}, json_values),
     st.builds(lambda vs: {"enum": vs}, st.lists(json_values, min_size=1, max_size=3)),
     st.sampled_from([True, False, {}]),
-)  # fmt: skip
+)
+
+
+def _merged(a: Any, b: Any) -> Any:
+    return {**a, **b} if isinstance(a, dict) and isinstance(b, dict) else a
 
 
 def _combine(inner: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
@@ -68,15 +87,17 @@ def _combine(inner: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
         ),
         st.builds(lambda s: {"additionalProperties": s}, inner),
         st.builds(lambda c, t, e: {"if": c, "then": t, "else": e}, inner, inner, inner),
-        st.builds(lambda a, b: {**a, **b} if isinstance(a, dict) and isinstance(b, dict) else a, inner, inner),
-    )  # fmt: skip
+        st.builds(_merged, inner, inner),
+    )
 
 
 schemas = st.recursive(leaves, _combine, max_leaves=5)
 
 
 def _model(schema: dict[str, Any], workdir: Path) -> Any:
-    code, _ = model_source(schema, class_name="Root", source=ModelSource("random", "-"), strict=False)
+    code, _ = model_source(
+        schema, class_name="Root", source=ModelSource("random", "-"), strict=False
+    )
     name = f"random_schema_{next(_COUNTER)}"
     path = workdir / f"{name}.py"
     path.write_text(code, encoding="utf-8")
