@@ -100,6 +100,14 @@ class _Normalizer:
         self._uses_json_value = False
         self._format_types: set[str] = set()
         self.rules: dict[str, Json] = {}
+        dialect = schema.get("$schema")
+        # uuid and duration are formats of 2019-09 on (and JSON Structure types); in a
+        # draft-07 document they are unknown formats, which draft-07 treats as annotations
+        self._checked_formats = (
+            _CHECKED_FORMATS
+            if isinstance(dialect, str) and ("2019-09" in dialect or "2020-12" in dialect)
+            else _CHECKED_FORMATS - {"uuid", "duration"}
+        )
 
     def run(self) -> JsonObject:
         self._check_refs(self._root, "")
@@ -644,6 +652,7 @@ class _Normalizer:
         node.pop("default", None)
         original = copy.deepcopy(node)  # the rule states the schema as written
         self._exact_children(node, at)
+        _declare_required(node)
         loose = self._loose_keywords(node)
         if not loose:
             return node
@@ -739,12 +748,19 @@ class _Normalizer:
             else None
         )  # fmt: skip
         loose = keys & _ALWAYS_LOOSE
+        fmt = node.get("format")
+        if "format" in keys and fmt not in _RENDERED_FORMATS and fmt not in self._checked_formats:
+            # an annotation only (draft-07 lets a validator not assert a format): the
+            # generator would render it as a Python type with its own, laxer or stricter,
+            # rules (`date` takes epoch numbers, `email` needs a package)
+            del node["format"]
+            keys.discard("format")
         if types is None:
-            loose |= keys & (_BY_TYPE_KEYWORDS - {"format"})
-            if "format" in keys and node["format"] in _ASSERTED_FORMATS:
-                loose.add("format")
+            loose |= keys & _BY_TYPE_KEYWORDS
         elif len(types) > 1:
-            loose |= keys & (_BY_TYPE_KEYWORDS - {"format"})
+            loose |= keys & _BY_TYPE_KEYWORDS
+            if fmt in _RENDERED_FORMATS and "string" in types:
+                loose.discard("format")  # `JsonDateTime | None` and the like are exact
         else:
             (only,) = types
             own = _TYPE_KEYWORDS.get(str(only), frozenset())
@@ -752,6 +768,13 @@ class _Normalizer:
             # would apply to the wrong type (or fail on)
             if only == "array" and isinstance(node.get("items"), list):
                 loose |= {"items"} | (keys & {"additionalItems"})
+            required, declared_props = node.get("required"), node.get("properties")
+            if only == "object" and isinstance(required, list):
+                known = set(declared_props) if isinstance(declared_props, dict) else set()
+                if any(name not in known for name in required):
+                    loose.add("required")  # the generator ignores names it has no field for
+            if only == "string" and fmt in self._checked_formats:
+                loose.add("format")
             if only in ("number", "integer") and "multipleOf" in keys:
                 multiple = node["multipleOf"]
                 if not (isinstance(multiple, int) and not isinstance(multiple, bool)):
@@ -842,12 +865,32 @@ _TYPE_KEYWORDS = {
 }
 _ALWAYS_LOOSE = frozenset({"not", "if", "then", "else"})
 """Left after lifting (no object owns them): always a rule."""
-_ASSERTED_FORMATS = frozenset({"date-time", "uri", "uri-reference"})
-"""Formats the models assert (the others are annotations, as draft-07 allows)."""
+_RENDERED_FORMATS = frozenset({"date-time", "uri", "uri-reference"})
+"""Formats the generated types assert exactly (JsonDateTime, Uri, UriReference)."""
+_CHECKED_FORMATS = frozenset({"date", "time", "duration", "uuid", "json-pointer", "ipv4", "ipv6"})
+"""Formats asserted by a rule (``_json._format_ok``): the JSON Structure types among them.
+Any other format is an annotation (see ``_loose_keywords``)."""
 _STRUCTURAL = frozenset(
     {"properties", "items", "additionalProperties", "anyOf", "oneOf", "allOf", "definitions",
      "$defs", "patternProperties", "additionalItems"}
 )  # fmt: skip
+
+
+def _declare_required(node: JsonObject) -> None:
+    """Give a typed object a field for each required name it does not declare, where the
+    object admits it (as an additional property, with that schema): the generator has no
+    field to make required otherwise, and would ignore the name."""
+    required = node.get("required")
+    if node.get("type") != "object" or not isinstance(required, list):
+        return
+    additional = node.get("additionalProperties", True)
+    if additional is False or "patternProperties" in node:
+        return  # left to a rule (see _loose_keywords)
+    properties = node.setdefault("properties", {})
+    assert isinstance(properties, dict)
+    for name in required:
+        if isinstance(name, str) and name not in properties:
+            properties[name] = copy.deepcopy(additional) if isinstance(additional, dict) else {}
 
 
 def _restated(node: Json) -> Json:

@@ -118,3 +118,21 @@ def test_a_loose_keyword_is_published_in_the_models_json_schema(tmp_path: Path) 
     model = _module(schema, "published_rule", tmp_path).Root
     published = json.dumps(model.model_json_schema())
     assert '"uniqueItems": true' in published
+
+
+def test_json_structure_uuid_and_duration_are_asserted(tmp_path: Path) -> None:
+    """JSON Structure's uuid and duration types translate to 2020-12 formats, asserted."""
+    schema = {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "type": "object",
+        "properties": {
+            "id": {"type": "string", "format": "uuid"},
+            "took": {"type": "string", "format": "duration"},
+            "on": {"type": "string", "format": "date"},
+        },
+    }
+    model = _module(schema, "structure_formats", tmp_path).Root
+    good = {"id": "2eb8aa08-aa98-11ea-b4aa-73b441d16380", "took": "PT1H30M", "on": "2026-11-30"}
+    assert _accepts(model, good) == (True, True)
+    for bad in ({"id": "2eb8aa08"}, {"took": "1 hour"}, {"took": "PT"}, {"on": "30.11.2026"}):
+        assert _accepts(model, bad) == (False, False), bad

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from datetime import datetime
+from datetime import date, datetime
 from functools import cache
 from typing import TYPE_CHECKING, Annotated, Any, TypeAlias
 
@@ -297,6 +297,75 @@ _TYPES: dict[str, Callable[[object], bool]] = {
 }
 
 
+_FULL_DATE = re.compile(r"\A[0-9]{4}-[0-9]{2}-[0-9]{2}\Z")
+_FULL_TIME = re.compile(
+    r"\A([0-9]{2}):([0-9]{2}):([0-9]{2})(\.[0-9]+)?([Zz]|[+-]([0-9]{2}):([0-9]{2}))\Z"
+)
+_DURATION = re.compile(
+    r"\AP(?:(?:[0-9]+Y)?(?:[0-9]+M)?(?:[0-9]+D)?(?:T(?:[0-9]+H)?(?:[0-9]+M)?(?:[0-9]+S)?)?"
+    r"|[0-9]+W)\Z"
+)
+_UUID = re.compile(
+    r"\A[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}\Z"
+)
+_JSON_POINTER = re.compile(r"\A(?:/(?:[^~/]|~[01])*)*\Z")
+_IPV4 = re.compile(
+    r"\A(?:(?:25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9])\.){3}"
+    r"(?:25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9])\Z"
+)
+
+
+def _is_date(value: str) -> bool:
+    if _FULL_DATE.match(value) is None:
+        return False
+    try:
+        date.fromisoformat(value)
+    except ValueError:
+        return False
+    return True
+
+
+def _is_time(value: str) -> bool:
+    found = _FULL_TIME.match(value)
+    if found is None:
+        return False
+    hour, minute, second = int(found[1]), int(found[2]), int(found[3])
+    offset_ok = found[6] is None or (int(found[6]) < 24 and int(found[7]) < 60)
+    return hour < 24 and minute < 60 and second <= 60 and offset_ok
+
+
+def _is_duration(value: str) -> bool:
+    # at least one component, and a "T" is followed by one
+    return (
+        _DURATION.match(value) is not None and value not in ("P", "PT") and not value.endswith("T")
+    )
+
+
+def _is_ipv6(value: str) -> bool:
+    import ipaddress
+
+    if "%" in value or not value.isascii():
+        return False
+    try:
+        ipaddress.IPv6Address(value)
+    except ValueError:
+        return False
+    return True
+
+
+_FORMAT_CHECKS: dict[str, Callable[[str], bool]] = {
+    "date": _is_date,
+    "time": _is_time,
+    "duration": _is_duration,
+    "uuid": lambda v: _UUID.match(v) is not None,
+    "json-pointer": lambda v: _JSON_POINTER.match(v) is not None,
+    "ipv4": lambda v: _IPV4.match(v) is not None,
+    "ipv6": _is_ipv6,
+}
+"""Formats asserted by rules (RFC 3339 date and time, ISO 8601 duration, RFC 4122 uuid,
+RFC 6901 pointer, RFC 2673/4291 addresses); the build step treats any other as annotation."""
+
+
 def _format_ok(name: str, value: object) -> bool:
     if not isinstance(value, str):
         return True
@@ -311,6 +380,9 @@ def _format_ok(name: str, value: object) -> bool:
         except ValueError:
             return False
         return True
+    checker = _FORMAT_CHECKS.get(name)
+    if checker is not None:
+        return checker(value)
     if name == "uri":
         return _URI.match(value) is not None
     if name == "uri-reference":

@@ -195,6 +195,44 @@ CASES: list[Case] = [
         [1, "a", None, 2.5],
     ),
     ("enum without type", {"enum": ["a", 1]}, ["a", 1], ["b", True]),
+    # -- formats: RFC 3339 date and time, RFC 4122 uuid, RFC 6901 pointer, IP addresses ----
+    (
+        "format date",
+        {"type": "string", "format": "date"},
+        ["2020-02-29"],
+        ["2021-02-29", "2020-1-01", "20200101", "2020-01-01T00:00:00Z"],
+    ),
+    (
+        "format time",
+        {"type": "string", "format": "time"},
+        ["12:30:00Z", "08:30:06.283185+01:00"],
+        ["25:00:00Z", "12:30:00", "12:30Z"],
+    ),
+    (
+        "format uuid is unknown to draft-07",
+        {"type": "string", "format": "uuid"},
+        ["2eb8aa08-aa98-11ea-b4aa-73b441d16380", "x"],
+        [5],
+    ),
+    (
+        "format json-pointer",
+        {"type": "string", "format": "json-pointer"},
+        ["", "/a~0b/0"],
+        ["a", "/a~2"],
+    ),
+    (
+        "format ipv4",
+        {"type": "string", "format": "ipv4"},
+        ["192.168.0.1"],
+        ["256.0.0.1", "1.2.3", "01.2.3.4"],
+    ),
+    ("format ipv6", {"type": "string", "format": "ipv6"}, ["::1", "fe80::1"], ["12345::", "1:2:3"]),
+    (
+        "format untyped ipv4",
+        {"format": "ipv4"},
+        [5, "10.0.0.1"],
+        ["nope"],
+    ),
     # -- patterns are ECMA-262: ASCII classes, `.` stops at line terminators, `$` at the end
     (
         "pattern \\d is ASCII",
@@ -280,3 +318,11 @@ ORACLE_MISTAKES: dict[str, str] = {
 }
 """Cases where jsonschema (Python ``re``) reads a pattern differently from ECMA-262, which
 JSON Schema prescribes; the table test checks that jsonschema still disagrees on them."""
+
+CASES += [
+    ("required names not declared", {"type": "object", "properties": {"b": {}}, "required": ["a"]},
+     [{"a": 1}, {"a": None, "b": 2}], [{}, {"b": 1}]),
+    ("required undeclared and closed", {"type": "object", "properties": {"b": {}},
+                                        "required": ["a"], "additionalProperties": False},
+     [], [{}, {"a": 1}, {"b": 1}]),
+]  # fmt: skip
