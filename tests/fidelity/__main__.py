@@ -11,6 +11,7 @@ from pathlib import Path
 from tests.fidelity.baseline import baseline_subjects
 from tests.fidelity.oracles import format_checking_is_real, subjects
 from tests.fidelity.runner import format_report, run
+from tests.fidelity.spec_cases import spec_report
 
 PROFILES = {
     # (instances per schema, mutations per instance)
@@ -62,6 +63,9 @@ def main() -> int:
             print(format_report(report))
             print(f"  ({time.perf_counter() - started:.1f} s)")
             failed = failed or report.total_disagreements > 0
+    lines, failures = spec_report(Path(tempfile.mkdtemp(prefix="fidelity-spec-")))
+    print("\n".join(lines))
+    failed = failed or failures > 0
     return 1 if failed else 0
 
 

@@ -9,7 +9,18 @@ is enforced where the generator renders it as a field type; a few cases sit at t
 
 from __future__ import annotations
 
+import importlib.util
+import json
+import sys
+from pathlib import Path
+from types import ModuleType
 from typing import Any
+
+from pydantic import BaseModel, ValidationError
+
+from codegen.diagnostics import CodegenError
+from codegen.driver import ModelSource
+from codegen.pipeline import model_source
 
 D7 = "http://json-schema.org/draft-07/schema#"
 
@@ -326,3 +337,112 @@ CASES += [
                                         "required": ["a"], "additionalProperties": False},
      [], [{}, {"a": 1}, {"b": 1}]),
 ]  # fmt: skip
+
+
+# -- judging generated models on the cases ----------------------------------------------------
+
+
+def build(schema: dict[str, Any], name: str, workdir: Path) -> ModuleType:
+    """Generate the module for a schema (as ``python -m codegen model`` would) and import it."""
+    code, _ = model_source(schema, class_name="Root", source=ModelSource(name, "-"), strict=False)
+    path = workdir / f"{name}.py"
+    path.write_text(code, encoding="utf-8")
+    spec = importlib.util.spec_from_file_location(name, path)
+    assert spec is not None
+    assert spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def accepts(model: type[BaseModel], document: Any) -> tuple[bool, bool]:
+    """Whether the model accepts the document as JSON text, and as a parsed value."""
+    try:
+        model.model_validate_json(json.dumps(document))
+        as_json = True
+    except ValidationError:
+        as_json = False
+    try:
+        model.model_validate(document)
+        as_python = True
+    except ValidationError:
+        as_python = False
+    return as_json, as_python
+
+
+def disagreements(model: type[BaseModel], documents: list[tuple[str, Any, bool]]) -> list[str]:
+    found = []
+    for name, document, expected in documents:
+        as_json, as_python = accepts(model, document)
+        for path, got in (("JSON text", as_json), ("parsed value", as_python)):
+            if got != expected:
+                kind = "false accept" if got else "false reject"
+                found.append(f"{name}: {kind} of {json.dumps(document)} ({path})")
+    return found
+
+
+def case_documents(cases: list[Case]) -> list[tuple[str, Any, bool]]:
+    """The documents of ``case_schema(cases)``: each value under its case's property."""
+    return [
+        (name, {f"c{index}": value}, expected)
+        for index, (name, _, accepted, rejected) in enumerate(cases)
+        for values, expected in ((accepted, True), (rejected, False))
+        for value in values
+    ]
+
+
+REFUSALS: list[tuple[str, dict[str, Any]]] = [
+    (
+        "a rule at the root of a non-object schema",
+        {"$schema": D7, "type": "integer", "not": {"const": 13}},
+    ),
+    (
+        "lookaround in a pattern",
+        {"$schema": D7, "type": "object", "properties": {"p": {"pattern": "(?=a)b"}}},
+    ),
+    (
+        "a backreference in a pattern",
+        {"$schema": D7, "type": "object", "properties": {"p": {"pattern": "(a)\\1"}}},
+    ),
+    (
+        "an invalid pattern",
+        {"$schema": D7, "type": "object", "properties": {"p": {"pattern": "("}}},
+    ),
+    (
+        "a recursive reference inside a rule",
+        {
+            "$schema": D7,
+            "type": "object",
+            "properties": {"t": {"not": {"$ref": "#/definitions/tree"}}},
+            "definitions": {"tree": {"type": "array", "items": {"$ref": "#/definitions/tree"}}},
+        },
+    ),
+]
+"""Schemas the build step must refuse (each with a diagnostic naming keyword and pointer)."""
+
+
+def spec_report(workdir: Path) -> tuple[list[str], int]:
+    """The report's lines for the per-keyword cases and the refusals, and the number of
+    disagreements (false accepts and rejects, and refusals that did not happen)."""
+    model = build(case_schema(CASES), "spec_report_cases", workdir).Root
+    documents = case_documents(CASES)
+    found = disagreements(model, documents)
+    lines = [
+        f"draft-07 keyword semantics: {len(CASES)} cases, {len(documents)} instances x 2 "
+        f"validation paths, {sum('false accept' in f for f in found)} false accepts, "
+        f"{sum('false reject' in f for f in found)} false rejects",
+        *(f"  {f}" for f in found),
+        f"refused at build time: {len(REFUSALS)}",
+    ]
+    failures = len(found)
+    for reason, schema in REFUSALS:
+        try:
+            model_source(schema, class_name="Root", source=ModelSource(reason, "-"), strict=False)
+        except CodegenError as error:
+            said = "; ".join(f"{d.pointer or '/'}: {d.message}" for d in error.diagnostics)
+            lines.append(f"  {reason}: {said}")
+        else:
+            failures += 1
+            lines.append(f"  {reason}: NOT REFUSED")
+    return lines, failures
