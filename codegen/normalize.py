@@ -22,7 +22,7 @@ from __future__ import annotations
 import copy
 import re
 from dataclasses import dataclass
-from urllib.parse import unquote
+from urllib.parse import unquote, urldefrag, urljoin
 
 from codegen._json import Json, JsonObject, pointer
 from codegen._names import pascal
@@ -110,6 +110,7 @@ class _Normalizer:
         )
 
     def run(self) -> JsonObject:
+        self._local_refs()
         self._check_refs(self._root, "")
         if self._sink.errors:
             return self._root
@@ -144,6 +145,79 @@ class _Normalizer:
         return self._root
 
     # -- helpers --------------------------------------------------------------------
+
+    def _local_refs(self) -> None:
+        """Spell every reference that names a place in this document as a local pointer.
+
+        A ``$ref`` is a URI resolved against the base URI of where it stands: the document's
+        ``$id``, or a subschema's own ``$id`` (which starts a new base), and its fragment is a
+        pointer or a name (``$id: "#name"`` in draft-07, ``$anchor`` later). References to the
+        document itself by its absolute URI, to a subschema by its ``$id``, or to an anchor
+        resolve here, without fetching anything.
+        """
+        resources: dict[str, str] = {}  # URI without fragment -> pointer of its schema
+        anchors: dict[str, str] = {}  # URI with a name fragment -> pointer
+        self._collect_ids(self._root, "", "", resources, anchors, root=True)
+        self._rewrite_to_local(self._root, "", resources, anchors)
+
+    def _collect_ids(
+        self,
+        node: Json,
+        at: str,
+        base: str,
+        resources: dict[str, str],
+        anchors: dict[str, str],
+        *,
+        root: bool = False,
+    ) -> None:
+        if isinstance(node, list):
+            for index, sub in enumerate(node):
+                self._collect_ids(sub, at + pointer(index), base, resources, anchors)
+            return
+        if not isinstance(node, dict):
+            return
+        identifier = node.get("$id")
+        if isinstance(identifier, str):
+            resolved = urljoin(base, identifier)
+            uri, fragment = urldefrag(resolved)
+            if fragment and not fragment.startswith("/"):
+                anchors[f"{uri}#{fragment}"] = at
+            else:
+                resources.setdefault(uri, at)
+                base = uri
+        if root:
+            resources.setdefault(base, "")
+        anchor = node.get("$anchor")
+        if isinstance(anchor, str):
+            anchors[f"{base}#{anchor}"] = at
+        node["$agentruns-base"] = base  # read by _rewrite_to_local, removed there
+        for key, sub in node.items():
+            if key not in ("enum", "const", "examples", "default", "$agentruns-base"):
+                self._collect_ids(sub, at + pointer(key), base, resources, anchors)
+
+    def _rewrite_to_local(
+        self, node: Json, at: str, resources: dict[str, str], anchors: dict[str, str]
+    ) -> None:
+        if isinstance(node, list):
+            for index, sub in enumerate(node):
+                self._rewrite_to_local(sub, at + pointer(index), resources, anchors)
+            return
+        if not isinstance(node, dict):
+            return
+        base = node.pop("$agentruns-base", "")
+        ref = node.get("$ref")
+        if isinstance(ref, str) and isinstance(base, str) and (base or not ref.startswith("#")):
+            uri, fragment = urldefrag(urljoin(base, ref))
+            local: str | None = None
+            if f"{uri}#{fragment}" in anchors:
+                local = "#" + anchors[f"{uri}#{fragment}"]
+            elif uri in resources and (fragment == "" or fragment.startswith("/")):
+                local = "#" + resources[uri] + fragment
+            if local is not None and local != ref:
+                node["$ref"] = local
+        for key, sub in node.items():
+            if key not in ("enum", "const", "examples", "default"):
+                self._rewrite_to_local(sub, at + pointer(key), resources, anchors)
 
     def _check_refs(self, node: Json, at: str) -> None:
         """Every $ref must stay in the document and resolve (nothing is ever fetched)."""

@@ -374,3 +374,48 @@ def test_references_that_fan_out_under_a_rule_are_refused_not_inlined_exponentia
     assert len(path.read_bytes()) < 4000
     assert main(["model", str(path), "--out", str(tmp_path / "fan.py")]) == 1
     assert "/properties/p: error: this rule would inline more than" in capsys.readouterr().err
+
+
+def test_references_by_id_and_anchor_resolve_inside_the_document(tmp_path: Path) -> None:
+    schema = {
+        "$schema": D7,
+        "$id": "https://example.com/schemas/root.json",
+        "type": "object",
+        "properties": {
+            "by_absolute_uri": {"$ref": "https://example.com/schemas/root.json#/definitions/a"},
+            "by_subschema_id": {"$ref": "item.json"},
+            "by_anchor": {"$ref": "#positive"},
+            "inside_a_resource": {"$ref": "item.json#/properties/n"},
+        },
+        "additionalProperties": False,
+        "definitions": {
+            "a": {"type": "string", "maxLength": 2},
+            "item": {
+                "$id": "item.json",
+                "type": "object",
+                "properties": {"n": {"type": "integer", "maximum": 9}},
+                "required": ["n"],
+            },
+            "p": {"$id": "#positive", "type": "integer", "minimum": 1},
+        },
+    }
+    path = tmp_path / "ids.json"
+    path.write_text(json.dumps(schema))
+    out = tmp_path / "ids_models.py"
+    assert main(["model", str(path), "--out", str(out), "--class-name", "Ids"]) == 0
+    model = load(out, "ids_models").Ids
+    good = {
+        "by_absolute_uri": "ab",
+        "by_subschema_id": {"n": 1},
+        "by_anchor": 3,
+        "inside_a_resource": 9,
+    }
+    assert model.model_validate(good)
+    for bad in (
+        {"by_absolute_uri": "abc"},
+        {"by_subschema_id": {}},
+        {"by_anchor": 0},
+        {"inside_a_resource": 10},
+    ):
+        with pytest.raises(ValueError, match="validation error"):
+            model.model_validate(bad)
