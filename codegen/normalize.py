@@ -861,6 +861,11 @@ class _Normalizer:
         one_of = node.get("oneOf")
         if isinstance(one_of, list) and self._common_const_property(one_of) is None:
             loose.add("oneOf")
+        siblings = keys - _ANNOTATION_ONLY - {"title", "anyOf", "oneOf", "x-allOf"}
+        for key in ("anyOf", "oneOf"):
+            if key in node and (siblings - loose or ("anyOf" in node and "oneOf" in node)):
+                # the generator renders a union or the other keywords, not both
+                loose.add(key)
         all_of = node.get("allOf")
         if isinstance(all_of, list) and not all(self._is_object_model(member) for member in all_of):
             loose.add("allOf")  # the generator merges allOf of object models only

@@ -411,11 +411,12 @@ def test_references_by_id_and_anchor_resolve_inside_the_document(tmp_path: Path)
         "inside_a_resource": 9,
     }
     assert model.model_validate(good)
-    for bad in (
+    bads: list[dict[str, Any]] = [
         {"by_absolute_uri": "abc"},
         {"by_subschema_id": {}},
         {"by_anchor": 0},
         {"inside_a_resource": 10},
-    ):
+    ]
+    for bad in bads:
         with pytest.raises(ValueError, match="validation error"):
             model.model_validate(bad)
