@@ -23,6 +23,13 @@ class SchemaEntry:
     repository: str
     upstream_path: str
     sha256: str
+    commit: str = ""
+    """The upstream commit the vendored file corresponds to."""
+    date: str = ""
+    relation: str = ""
+    """``identical`` (the upstream bytes) or ``as given in the seed document``."""
+    differences: str = ""
+    """What differs from the upstream file at ``commit`` (``none: ...`` when identical)."""
 
     @property
     def is_structure(self) -> bool:
@@ -40,6 +47,9 @@ _MODULE_NAME = re.compile(r"[a-z][a-z0-9_]*")
 _CLASS_NAME = re.compile(r"[A-Z][A-Za-z0-9_]*")
 _FILE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
 _RESERVED = frozenset({"_json", "schemas", "py"})
+_RELATIONS = frozenset({"identical", "as given in the seed document"})
+_COMMIT = re.compile(r"[0-9a-f]{7,40}")
+_DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
 
 
 def read_manifest(schemas_dir: Path) -> list[SchemaEntry]:
@@ -69,7 +79,17 @@ def read_manifest(schemas_dir: Path) -> list[SchemaEntry]:
             repository=_text(entry, "repository", path),
             upstream_path=_text(entry, "upstream_path", path),
             sha256=_text(entry, "sha256", path),
+            commit=_text(entry, "commit", path),
+            date=_text(entry, "date", path),
+            relation=_text(entry, "relation", path),
+            differences=_text(entry, "differences", path),
         )
+        if item.relation not in _RELATIONS:
+            sink.error(f"/schemas/{index}/relation", f"must be one of {sorted(_RELATIONS)}")
+        if not _COMMIT.fullmatch(item.commit):
+            sink.error(f"/schemas/{index}/commit", "must be a git commit hash (7 to 40 hex digits)")
+        if not _DATE.fullmatch(item.date):
+            sink.error(f"/schemas/{index}/date", "must be a date, YYYY-MM-DD")
         at = f"/schemas/{index}"
         if not _MODULE_NAME.fullmatch(item.name) or keyword.iskeyword(item.name):
             sink.error(f"{at}/name", f"{item.name!r} is not a lower-case Python identifier")

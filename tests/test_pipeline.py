@@ -307,3 +307,26 @@ def test_a_schema_that_is_not_utf8_is_a_clear_error(
     schema.write_bytes(b'{"description": "caf\xe9"}')
     assert main(["translate", str(schema)]) == 1
     assert f"{schema}: not UTF-8" in capsys.readouterr().err
+
+
+def test_every_vendored_schema_has_checkable_provenance() -> None:
+    import hashlib
+
+    for entry in read_manifest(ROOT / "schemas"):
+        assert entry.repository.startswith("https://github.com/"), entry.name
+        assert entry.upstream_path and entry.commit and entry.date, entry.name
+        assert entry.relation in ("identical", "as given in the seed document"), entry.name
+        assert entry.differences, entry.name
+        data = (ROOT / "schemas" / entry.file).read_bytes()
+        assert hashlib.sha256(data).hexdigest() == entry.sha256, entry.name
+
+
+def test_a_manifest_entry_without_its_upstream_commit_is_refused(
+    tree: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tree / "schemas" / "manifest.json"
+    manifest = json.loads(path.read_text())
+    manifest["schemas"][0]["commit"] = "latest"
+    path.write_text(json.dumps(manifest))
+    assert run(tree, "check") == 1
+    assert "/schemas/0/commit: error: must be a git commit hash" in capsys.readouterr().err
