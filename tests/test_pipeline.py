@@ -314,7 +314,9 @@ def test_every_vendored_schema_has_checkable_provenance() -> None:
 
     for entry in read_manifest(ROOT / "schemas"):
         assert entry.repository.startswith("https://github.com/"), entry.name
-        assert entry.upstream_path and entry.commit and entry.date, entry.name
+        assert entry.upstream_path, entry.name
+        assert entry.commit, entry.name
+        assert entry.date, entry.name
         assert entry.relation in ("identical", "as given in the seed document"), entry.name
         assert entry.differences, entry.name
         data = (ROOT / "schemas" / entry.file).read_bytes()
