@@ -32,13 +32,20 @@ from datamodel_code_generator.format import Formatter
 from codegen._json import Json, JsonObject, dump_json
 from codegen.diagnostics import CodegenError, Diagnostic, Severity
 from codegen.normalize import FORMAT_TYPES, JSON_VALUE
+from codegen.passes.field_literals import field_literals
 from codegen.passes.json_ints import constrained_json_ints
 from codegen.passes.json_scalars import RUNTIME_MODULE, json_scalars
 from codegen.passes.optional_constraints import constraints_inside_optional
 from codegen.passes.rule_types import RuleNotAttached, rule_types
 from codegen.passes.rule_validators import rule_validators
 
-PASSES = (json_scalars, constraints_inside_optional, constrained_json_ints, rule_validators)
+PASSES = (
+    json_scalars,
+    constraints_inside_optional,
+    constrained_json_ints,
+    rule_validators,
+    field_literals,
+)
 """The transformations of the generator's output, in order (codegen/passes/)."""
 
 GENERATOR_VERSION = _version("datamodel-code-generator")

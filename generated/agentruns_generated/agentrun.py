@@ -41,6 +41,10 @@ class Step(JsonModel):
     ) = MISSING
 
 
+StepField = Literal["index", "type", "name", "input", "output", "started_at", "duration_ms"]
+"""The fields of ``Step``, for mappers to declare what they do with each."""
+
+
 class Result(JsonModel):
     """
     Final result produced by the agent.
@@ -59,6 +63,10 @@ class Result(JsonModel):
         | MISSING
     ) = MISSING
     output: dict[str, JsonValue] | MISSING = MISSING
+
+
+ResultField = Literal["summary", "output"]
+"""The fields of ``Result``, for mappers to declare what they do with each."""
 
 
 class Metrics(JsonModel):
@@ -85,6 +93,10 @@ class Metrics(JsonModel):
         | MISSING
     ) = MISSING
     cost_usd: Annotated[StrictFloat, Field(examples=[0.0184])] | MISSING = MISSING
+
+
+MetricsField = Literal["input_tokens", "output_tokens", "tool_call_count", "cost_usd"]
+"""The fields of ``Metrics``, for mappers to declare what they do with each."""
 
 
 class AgentRun(JsonModel):
@@ -155,3 +167,19 @@ class AgentRun(JsonModel):
     """
     Link to a detailed trace of this run in an observability platform.
     """
+
+
+AgentRunField = Literal[
+    "run_id",
+    "agent_id",
+    "framework",
+    "goal",
+    "status",
+    "started_at",
+    "ended_at",
+    "steps",
+    "result",
+    "metrics",
+    "trace_url",
+]
+"""The fields of ``AgentRun``, for mappers to declare what they do with each."""

@@ -33,6 +33,20 @@ class TranscriptRef(JsonModel):
     linked_at: StrictStr
 
 
+TranscriptRefField = Literal[
+    "source",
+    "session_id",
+    "path",
+    "sha256",
+    "byte_size",
+    "turn_count",
+    "first_turn_at",
+    "last_turn_at",
+    "linked_at",
+]
+"""The fields of ``TranscriptRef``, for mappers to declare what they do with each."""
+
+
 class Event(JsonModel):
     model_config = ConfigDict(
         extra="allow",
@@ -46,6 +60,10 @@ class Event(JsonModel):
     activity: StrictStr | MISSING | None = MISSING
     message: StrictStr | MISSING | None = MISSING
     at: JsonDateTime
+
+
+EventField = Literal["type", "phase", "status", "activity", "message", "at"]
+"""The fields of ``Event``, for mappers to declare what they do with each."""
 
 
 class CortexRunJournal(JsonModel):
@@ -98,3 +116,28 @@ class CortexRunJournal(JsonModel):
     """
     Cross-host transcript path references (audit-trail P-002). Append-only; dedupe by source+session_id. Path is absolute; sha256/byte_size/turn_count/first/last timestamps are host-pushed metadata. Framework never reads transcript content.
     """
+
+
+CortexRunJournalField = Literal[
+    "schema_version",
+    "run_id",
+    "task_id",
+    "mission_id",
+    "agent_id",
+    "role",
+    "kind",
+    "status",
+    "phase",
+    "activity",
+    "worktree_path",
+    "branch",
+    "base_commit",
+    "head_commit",
+    "started_at",
+    "finished_at",
+    "updated_at",
+    "events",
+    "next_action",
+    "transcript_refs",
+]
+"""The fields of ``CortexRunJournal``, for mappers to declare what they do with each."""

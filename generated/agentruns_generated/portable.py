@@ -23,6 +23,10 @@ class UserMessage(JsonModel):
     text: StrictStr
 
 
+UserMessageField = Literal["type", "ordinal", "round", "text"]
+"""The fields of ``UserMessage``, for mappers to declare what they do with each."""
+
+
 class AssistantMessage(JsonModel):
     model_config = ConfigDict(
         extra="forbid",
@@ -31,6 +35,10 @@ class AssistantMessage(JsonModel):
     ordinal: Annotated[StrictInt, Field(ge=0), IntegralFloat]
     round: Annotated[StrictInt, Field(ge=1), IntegralFloat]
     text: StrictStr
+
+
+AssistantMessageField = Literal["type", "ordinal", "round", "text"]
+"""The fields of ``AssistantMessage``, for mappers to declare what they do with each."""
 
 
 class ToolInvocation(JsonModel):
@@ -55,6 +63,10 @@ class ToolInvocation(JsonModel):
     """
 
 
+ToolInvocationField = Literal["name", "args", "result", "ordinal"]
+"""The fields of ``ToolInvocation``, for mappers to declare what they do with each."""
+
+
 class ConversationTool(JsonModel):
     model_config = ConfigDict(
         extra="forbid",
@@ -65,6 +77,10 @@ class ConversationTool(JsonModel):
     name: StrictStr
     args: dict[str, JsonValue] | StrictStr | list[JsonValue] | MISSING | None = MISSING
     result: StrictStr | dict[str, JsonValue] | MISSING | None = MISSING
+
+
+ConversationToolField = Literal["type", "ordinal", "round", "name", "args", "result"]
+"""The fields of ``ConversationTool``, for mappers to declare what they do with each."""
 
 
 ConversationEvent = TypeAliasType(
@@ -85,6 +101,10 @@ class CompletedConversation(JsonModel):
     events: Annotated[list[ConversationEvent], Field(min_length=2)]
 
 
+CompletedConversationField = Literal["status", "delivered_followups", "events"]
+"""The fields of ``CompletedConversation``, for mappers to declare what they do with each."""
+
+
 class StoppedConversation(JsonModel):
     model_config = ConfigDict(
         extra="forbid",
@@ -94,6 +114,12 @@ class StoppedConversation(JsonModel):
     stop_reason: Literal["agent_did_not_ask", "agent_response_mismatch"]
     stopped_before_followup: Annotated[StrictInt, Field(ge=1), IntegralFloat]
     events: Annotated[list[ConversationEvent], Field(min_length=2)]
+
+
+StoppedConversationField = Literal[
+    "status", "delivered_followups", "stop_reason", "stopped_before_followup", "events"
+]
+"""The fields of ``StoppedConversation``, for mappers to declare what they do with each."""
 
 
 Conversation = TypeAliasType(
@@ -154,3 +180,19 @@ class PortableRunRecord(JsonModel):
     """
     Ordered multi-turn evidence and scripted-delivery outcome. Absent for one-shot runs.
     """
+
+
+PortableRunRecordField = Literal[
+    "eval_id",
+    "condition",
+    "skill_path",
+    "prompt",
+    "files",
+    "final_message",
+    "tool_invocations",
+    "total_tokens",
+    "duration_ms",
+    "run_index",
+    "conversation",
+]
+"""The fields of ``PortableRunRecord``, for mappers to declare what they do with each."""

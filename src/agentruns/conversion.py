@@ -11,10 +11,10 @@ is either *carried* (kept verbatim in a free-form place of the target, when it h
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import cache
-from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, Literal, TypeVar
 
 from pydantic import MISSING, BaseModel, JsonValue
 
@@ -83,6 +83,26 @@ class Written(Generic[M]):
     derived: tuple[Derived, ...] = ()
 
 
+Use = Literal["read", "lost"]
+"""What a reader does with a model field: reads it into the canonical run, or (declared) does
+not, so a conversion reports it lost whenever a record has it."""
+
+WHOLE: Literal["whole"] = "whole"
+"""A model its reader keeps whole as JSON (every field, present and future, is read)."""
+
+Coverage = Mapping[str, "Mapping[str, Use] | Literal['whole']"]
+"""Per model of a format, by class name: what its reader does with each field. Keyed by
+name, so models regenerated from a newer schema are judged by the same declarations."""
+
+F = TypeVar("F", bound=str)
+
+
+def fields(declared: Mapping[F, Use]) -> dict[str, Use]:
+    """A declaration keyed by a generated ``<Model>Field`` literal, as the coverage table
+    holds it: keying by the literal lets mypy reject a field the model no longer has."""
+    return {str(name): use for name, use in declared.items()}
+
+
 class Format(ABC, Generic[M]):
     """A run record format: a reader, a writer, and where it can keep foreign data.
 
@@ -94,6 +114,10 @@ class Format(ABC, Generic[M]):
     model: type[M]
     pointers: ClassVar[dict[str, str]] = {}
     """Canonical field -> JSON pointer in this format, where it is not ``/<field name>``."""
+    coverage: ClassVar[Coverage] = {}
+    """What ``read`` does with every field of every model of the format (``fields`` per
+    model, or ``WHOLE``). ``tests/test_coverage.py`` holds it complete against the generated
+    models; a field it does not declare is reported lost by ``convert``, never dropped."""
 
     @abstractmethod
     def read(self, record: M) -> Run:
@@ -201,6 +225,7 @@ def convert(record: BaseModel, to: type[M], *, strict: bool = False) -> Conversi
     source = format_for(type(record))
     target = format_for(to)
     run, ignored = _read_with_carry(source, record)
+    ignored += unread_fields(source, record)
     written = target.write(run)
     back = target.read(written.record)
     # A field needs carrying (or is lost) when the target does not hold it as it is *and* the
@@ -225,6 +250,62 @@ def convert(record: BaseModel, to: type[M], *, strict: bool = False) -> Conversi
     if strict and losses:
         raise LossError(source.name, target.name, losses)
     return Conversion(result, tuple(losses), written.derived)
+
+
+def unread_fields(fmt: Format[Any], record: BaseModel) -> list[Loss]:
+    """A loss for every field the record holds that the format's reader does not read: a
+    field declared lost, or one no declaration names (the models were regenerated from a
+    newer schema and the mapper not updated yet). Free when every field is read."""
+    skipped = _skipped(type(fmt))
+    if not skipped:
+        return []
+    found: list[Loss] = []
+    _walk_unread(record, "", skipped, fmt.name, found)
+    return found
+
+
+@cache
+def _skipped(kind: type[Format[Any]]) -> dict[type[BaseModel], frozenset[str]]:
+    """Per model class: the fields its reader does not read."""
+    from agentruns._coverage import reachable_models
+
+    coverage = kind.coverage
+    result: dict[type[BaseModel], frozenset[str]] = {}
+    root = kind.model if isinstance(getattr(kind, "model", None), type) else None
+    models = reachable_models(root) if root is not None else set()
+    for model in models:
+        declared = coverage.get(model.__name__)
+        if declared == WHOLE:
+            continue
+        read = {name for name, use in (declared or {}).items() if use == "read"}
+        unread = frozenset(model.model_fields) - read
+        if unread:
+            result[model] = unread
+    return result
+
+
+def _walk_unread(
+    value: object,
+    at: str,
+    skipped: dict[type[BaseModel], frozenset[str]],
+    reader: str,
+    found: list[Loss],
+) -> None:
+    if isinstance(value, BaseModel):
+        unread = skipped.get(type(value), frozenset())
+        for name in value.model_fields_set:
+            info = type(value).model_fields.get(name)
+            if info is None:
+                continue
+            wire = info.alias or name
+            where = f"{at}/{_escape(wire)}"
+            if name in unread:
+                found.append(Loss(where, f"the {reader} reader does not read {wire}"))
+            else:
+                _walk_unread(getattr(value, name), where, skipped, reader, found)
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            _walk_unread(item, f"{at}/{index}", skipped, reader, found)
 
 
 def from_canonical(run: Run, to: type[M]) -> Written[M]:

@@ -14,7 +14,7 @@ from pydantic import MISSING, JsonValue
 from typing_extensions import TypeIs
 
 from agentruns.canonical import Run, Step
-from agentruns.conversion import Derived, Format, Written, is_carry
+from agentruns.conversion import Coverage, Derived, Format, Use, Written, fields, is_carry
 from agentruns.formats._shared import (
     AgentRunStatus,
     as_object,
@@ -24,7 +24,15 @@ from agentruns.formats._shared import (
     status_to_agentrun,
     text_or_derived,
 )
-from agentruns.models import AgentRun, Metrics, Result
+from agentruns.models import (
+    AgentRun,
+    AgentRunField,
+    Metrics,
+    MetricsField,
+    Result,
+    ResultField,
+    StepField,
+)
 from agentruns.models import Step as AgentStep
 
 CARRY_KEY = "x-agentruns-carry"
@@ -50,9 +58,47 @@ _POINTERS = {
 }
 
 
+_RUN: dict[AgentRunField, Use] = {
+    "run_id": "read",
+    "agent_id": "read",
+    "framework": "read",
+    "goal": "read",
+    "status": "read",
+    "started_at": "read",
+    "ended_at": "read",
+    "steps": "read",
+    "result": "read",
+    "metrics": "read",
+    "trace_url": "read",
+}
+_STEP: dict[StepField, Use] = {
+    "index": "read",
+    "type": "read",
+    "name": "read",
+    "input": "read",
+    "output": "read",
+    "started_at": "read",
+    "duration_ms": "read",
+}
+_RESULT: dict[ResultField, Use] = {"summary": "read", "output": "read"}
+_METRICS: dict[MetricsField, Use] = {
+    "input_tokens": "read",
+    "output_tokens": "read",
+    "tool_call_count": "read",
+    "cost_usd": "read",
+}
+_COVERAGE: Coverage = {
+    AgentRun.__name__: fields(_RUN),
+    AgentStep.__name__: fields(_STEP),
+    Result.__name__: fields(_RESULT),
+    Metrics.__name__: fields(_METRICS),
+}
+
+
 class AgentRunFormat(Format[AgentRun]):
     name: ClassVar[str] = "agentrun"
     pointers: ClassVar[dict[str, str]] = _POINTERS
+    coverage: ClassVar[Coverage] = _COVERAGE
     model = AgentRun
 
     def read(self, record: AgentRun) -> Run:

@@ -14,7 +14,16 @@ from pydantic import MISSING, JsonValue
 from typing_extensions import TypeIs
 
 from agentruns.canonical import Run, Step
-from agentruns.conversion import Derived, Format, Written, is_carry
+from agentruns.conversion import (
+    WHOLE,
+    Coverage,
+    Derived,
+    Format,
+    Use,
+    Written,
+    fields,
+    is_carry,
+)
 from agentruns.formats._shared import (
     CortexStatus,
     derive_run_id,
@@ -23,7 +32,13 @@ from agentruns.formats._shared import (
     status_from_cortex,
     status_to_cortex,
 )
-from agentruns.models import CortexRunJournal, Event, TranscriptRef
+from agentruns.models import (
+    CortexRunJournal,
+    CortexRunJournalField,
+    Event,
+    EventField,
+    TranscriptRef,
+)
 
 CARRY_EVENT = "x-agentruns-carry"
 _CARRY_KEY = "carry"
@@ -52,9 +67,47 @@ def _is_kind(value: str) -> TypeIs[CortexKind]:
     return value in _KINDS
 
 
+_JOURNAL: dict[CortexRunJournalField, Use] = {
+    "schema_version": "read",  # a constant (1): the writer writes it back
+    "run_id": "read",
+    "task_id": "read",
+    "mission_id": "read",
+    "agent_id": "read",
+    "role": "read",
+    "kind": "read",
+    "status": "read",
+    "phase": "read",
+    "activity": "read",
+    "worktree_path": "read",
+    "branch": "read",
+    "base_commit": "read",
+    "head_commit": "read",
+    "started_at": "read",
+    "finished_at": "read",
+    "updated_at": "read",
+    "events": "read",
+    "next_action": "read",
+    "transcript_refs": "read",
+}
+_EVENT: dict[EventField, Use] = {
+    "type": "read",
+    "phase": "read",
+    "status": "read",
+    "activity": "read",
+    "message": "read",
+    "at": "read",
+}
+_COVERAGE: Coverage = {
+    CortexRunJournal.__name__: fields(_JOURNAL),
+    Event.__name__: fields(_EVENT),
+    TranscriptRef.__name__: WHOLE,  # read as JSON (Run.transcript_refs)
+}
+
+
 class CortexFormat(Format[CortexRunJournal]):
     name: ClassVar[str] = "cortex"
     pointers: ClassVar[dict[str, str]] = _POINTERS
+    coverage: ClassVar[Coverage] = _COVERAGE
     model = CortexRunJournal
 
     def read(self, record: CortexRunJournal) -> Run:

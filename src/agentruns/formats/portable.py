@@ -13,9 +13,20 @@ from typing import TYPE_CHECKING, ClassVar
 from pydantic import MISSING, JsonValue
 
 from agentruns.canonical import Run, Step
-from agentruns.conversion import Derived, Format, Written
+from agentruns.conversion import WHOLE, Coverage, Derived, Format, Use, Written, fields
 from agentruns.formats._shared import text_or_derived
-from agentruns.models import Conversation, PortableRunRecord, ToolInvocation
+from agentruns.models import (
+    AssistantMessage,
+    CompletedConversation,
+    Conversation,
+    ConversationTool,
+    PortableRunRecord,
+    PortableRunRecordField,
+    StoppedConversation,
+    ToolInvocation,
+    ToolInvocationField,
+    UserMessage,
+)
 
 if TYPE_CHECKING:
     from pydantic import TypeAdapter
@@ -61,9 +72,41 @@ def _result(value: JsonValue) -> ToolResult | MISSING:
     return MISSING
 
 
+_RECORD: dict[PortableRunRecordField, Use] = {
+    "eval_id": "read",
+    "condition": "read",
+    "skill_path": "read",
+    "prompt": "read",
+    "files": "read",
+    "final_message": "read",
+    "tool_invocations": "read",
+    "total_tokens": "read",
+    "duration_ms": "read",
+    "run_index": "read",
+    "conversation": "read",
+}
+_TOOL_INVOCATION: dict[ToolInvocationField, Use] = {
+    "name": "read",
+    "args": "read",
+    "result": "read",
+    "ordinal": "read",
+}
+_COVERAGE: Coverage = {
+    PortableRunRecord.__name__: fields(_RECORD),
+    ToolInvocation.__name__: fields(_TOOL_INVOCATION),
+    # the conversation is read whole, as JSON (Run.conversation)
+    CompletedConversation.__name__: WHOLE,
+    StoppedConversation.__name__: WHOLE,
+    UserMessage.__name__: WHOLE,
+    AssistantMessage.__name__: WHOLE,
+    ConversationTool.__name__: WHOLE,
+}
+
+
 class PortableFormat(Format[PortableRunRecord]):
     name: ClassVar[str] = "portable"
     pointers: ClassVar[dict[str, str]] = _POINTERS
+    coverage: ClassVar[Coverage] = _COVERAGE
     model = PortableRunRecord
 
     def read(self, record: PortableRunRecord) -> Run:

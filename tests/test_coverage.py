@@ -1,0 +1,133 @@
+"""Mappers that cannot miss a field: every field of every generated model is declared by its
+format's reader, and a field no reader knows is reported lost, never dropped in silence."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import shutil
+import sys
+from pathlib import Path
+from typing import Any, ClassVar
+
+import pytest
+from pydantic import BaseModel
+
+from agentruns import AgentRun, CortexRunJournal, LossError, PortableRunRecord, convert
+from agentruns._coverage import reachable_models
+from agentruns.conversion import WHOLE, Format, _skipped, format_for, register
+from agentruns.formats.portable import PortableFormat
+from codegen.__main__ import main
+
+ROOT = Path(__file__).resolve().parent.parent
+FIXTURES = Path(__file__).parent / "fixtures"
+ROOTS: list[type[BaseModel]] = [PortableRunRecord, CortexRunJournal, AgentRun]
+
+
+@pytest.mark.parametrize("root", ROOTS, ids=lambda m: m.__name__)
+def test_every_field_of_every_model_is_declared_by_its_mapper(root: type[BaseModel]) -> None:
+    fmt = format_for(root)
+    mapper = type(fmt).__module__
+    missing = []
+    for model in sorted(reachable_models(root), key=lambda m: m.__name__):
+        declared = fmt.coverage.get(model.__name__)
+        if declared is None:
+            missing.append(f"{model.__name__} (every field): declare it in {mapper}")
+            continue
+        if declared == WHOLE:
+            continue
+        for field in model.model_fields:
+            if field not in declared:
+                missing.append(f"{model.__name__}.{field}: declare it in {mapper}")
+        for field in declared:
+            assert field in model.model_fields, f"{mapper} declares {model.__name__}.{field}"
+    assert missing == [], "fields no mapper declares:\n" + "\n".join(missing)
+
+
+@pytest.mark.parametrize("root", ROOTS, ids=lambda m: m.__name__)
+def test_a_complete_declaration_costs_a_conversion_nothing(root: type[BaseModel]) -> None:
+    assert _skipped(type(format_for(root))) == {}  # no walk over the record at all
+
+
+def _regenerated_portable(tmp_path: Path) -> type[BaseModel]:
+    """The portable model generated from a copy of its schema with one new optional field,
+    as a maintainer gets it after `python -m codegen generate` on a newer upstream schema."""
+    tree = tmp_path / "tree"
+    shutil.copytree(ROOT / "schemas", tree / "schemas")
+    shutil.copytree(ROOT / "generated", tree / "generated")
+    path = tree / "schemas" / "portable-run-record.schema.json"
+    schema = json.loads(path.read_text())
+    schema["properties"]["codebase"] = {"type": "string", "description": "new upstream"}
+    path.write_text(json.dumps(schema))
+    out = tree / "generated"
+    assert main(["generate", "--schemas", str(tree / "schemas"), "--out", str(out)]) == 0
+    module_path = out / "agentruns_generated" / "portable.py"
+    spec = importlib.util.spec_from_file_location("regenerated_portable", module_path)
+    assert spec is not None
+    assert spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["regenerated_portable"] = module
+    spec.loader.exec_module(module)
+    model: type[BaseModel] = module.PortableRunRecord
+    return model
+
+
+# the installed reader reads the regenerated conversation with the installed models
+@pytest.mark.filterwarnings("ignore:Pydantic serializer warnings")
+def test_a_new_upstream_field_is_reported_lost_until_a_mapper_reads_it(tmp_path: Path) -> None:
+    regenerated = _regenerated_portable(tmp_path)
+    model = regenerated
+
+    class NewerPortable(PortableFormat):
+        name: ClassVar[str] = "portable"
+        model = regenerated  # type: ignore[assignment]
+
+    register(NewerPortable())
+    document: dict[str, Any] = json.loads((FIXTURES / "portable.min.json").read_text())
+    with_field = model.model_validate({**document, "codebase": "github.com/x/y"})
+    result = convert(with_field, AgentRun)
+    assert [(loss.pointer, loss.reason) for loss in result.losses] == [
+        ("/codebase", "the portable reader does not read codebase")
+    ]
+    with pytest.raises(LossError, match="codebase"):
+        convert(with_field, CortexRunJournal, strict=True)
+    without = model.model_validate(document)
+    assert convert(without, AgentRun).losses == ()
+
+
+def test_a_field_declared_lost_is_reported_where_the_record_has_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    coverage = dict(PortableFormat.coverage)
+    tools = dict(coverage["ToolInvocation"])  # type: ignore[arg-type]
+    tools["result"] = "lost"
+    coverage["ToolInvocation"] = tools
+
+    class LossyPortable(PortableFormat):
+        pass
+
+    monkeypatch.setattr(LossyPortable, "coverage", coverage)
+    record = PortableRunRecord.model_validate_json((FIXTURES / "portable.min.json").read_text())
+    from agentruns.conversion import unread_fields
+
+    losses = unread_fields(LossyPortable(), record)
+    with_result = [
+        i for i, call in enumerate(record.tool_invocations) if "result" in call.model_fields_set
+    ]
+    assert [loss.pointer for loss in losses] == [
+        f"/tool_invocations/{i}/result" for i in with_result
+    ]
+    assert with_result
+
+
+def test_mapper_declarations_are_typed_by_the_generated_field_literals() -> None:
+    from typing import get_args
+
+    from agentruns.models import PortableRunRecordField
+
+    assert set(get_args(PortableRunRecordField)) == set(PortableRunRecord.model_fields)
+
+
+def test_format_declarations_are_complete_for_registered_formats() -> None:
+    registered: list[Format[Any]] = [format_for(root) for root in ROOTS]
+    assert all(fmt.coverage for fmt in registered)
