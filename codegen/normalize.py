@@ -508,14 +508,15 @@ class _Normalizer:
             parsed = _const_condition(rule.get("if"))
             if parsed is None or "else" in rule:
                 return
-            prop, value = parsed
+            prop, matched = parsed
             if selector not in (None, prop):
                 return
             selector = prop
             then = rule.get("then")
             if not isinstance(then, dict):
                 return
-            keyed.setdefault(value, []).append(then)
+            for value in matched:
+                keyed.setdefault(value, []).append(then)
         assert selector is not None
         selector_schema = properties.get(selector)
         values = selector_schema.get("enum") if isinstance(selector_schema, dict) else None
@@ -569,6 +570,10 @@ class _Normalizer:
         for key, value in then.items():
             if key == "required" and isinstance(value, list):
                 required.extend(v for v in value if v not in required)
+            elif key == "properties" and isinstance(value, dict):
+                for name, bounds in value.items():
+                    if not _tighten(props.get(name), bounds):
+                        return False
             elif key == "not":
                 forbidden = _forbidden_properties(value)
                 if forbidden is None:
@@ -1026,8 +1031,29 @@ def ref_tokens(ref: str) -> list[str] | None:
     return [t.replace("~1", "/").replace("~0", "~") for t in fragment[1:].split("/")]
 
 
-def _const_condition(condition: Json) -> tuple[str, str] | None:
-    """Parse ``{properties: {P: {const: V}}, required: [P]}`` into ``(P, V)``."""
+def _tighten(target: Json, bounds: Json) -> bool:
+    """Apply a ``then``'s size bounds (``minItems`` and the like) to a property's own schema:
+    both hold, so the stricter bound is the one. False when ``bounds`` says anything else."""
+    lower = ("minItems", "minLength", "minProperties", "minimum")
+    upper = ("maxItems", "maxLength", "maxProperties", "maximum")
+    if not isinstance(target, dict) or "$ref" in target or not isinstance(bounds, dict):
+        return False
+    if not bounds or set(bounds) - set(lower) - set(upper):
+        return False
+    for key, bound in bounds.items():
+        if not isinstance(bound, int | float) or isinstance(bound, bool):
+            return False
+        current = target.get(key)
+        if isinstance(current, int | float) and not isinstance(current, bool):
+            target[key] = max(current, bound) if key in lower else min(current, bound)
+        else:
+            target[key] = bound
+    return True
+
+
+def _const_condition(condition: Json) -> tuple[str, list[str]] | None:
+    """Parse ``{properties: {P: {const: V}}, required: [P]}`` (or ``{enum: [V, ...]}``) into
+    ``(P, [V, ...])``: the values of P the rule applies to."""
     if not isinstance(condition, dict):
         return None
     props = condition.get("properties")
@@ -1040,10 +1066,16 @@ def _const_condition(condition: Json) -> tuple[str, str] | None:
     ((name, sub),) = props.items()
     if condition.get("required") != [name] or not isinstance(sub, dict):
         return None
-    value = sub.get("const")
-    if set(sub) != {"const"} or not isinstance(value, str):
-        return None
-    return name, value
+    if set(sub) == {"const"} and isinstance(sub["const"], str):
+        return name, [sub["const"]]
+    values = sub.get("enum")
+    if (
+        set(sub) == {"enum"}
+        and isinstance(values, list)
+        and all(isinstance(v, str) for v in values)
+    ):
+        return name, [v for v in values if isinstance(v, str)]
+    return None
 
 
 def _forbidden_properties(negated: Json) -> list[str] | None:

@@ -28,6 +28,8 @@ from tests.fidelity.oracles import subjects
 
 FIXTURES = Path(__file__).parent / "fixtures"
 
+UPSTREAM = Path(__file__).parent / "fixtures" / "upstream"
+
 
 def load(name: str) -> Any:
     return json.loads((FIXTURES / f"{name}.min.json").read_text())
@@ -157,9 +159,9 @@ def test_an_adapter_built_run_can_be_written_in_any_format() -> None:
 
 
 @pytest.mark.parametrize("target", [PortableRunRecord, AgentRun])
-def test_the_real_cortex_sample_converts_and_validates(upstream: Path, target: type[Any]) -> None:
+def test_the_real_cortex_sample_converts_and_validates(target: type[Any]) -> None:
     journal = CortexRunJournal.model_validate_json(
-        (upstream / "cortex-run-journal.sample.json").read_bytes()
+        (UPSTREAM / "cortex-agent" / "cortex-run-journal.sample.json").read_bytes()
     )
     result = convert(journal, target)
     name = "portable" if target is PortableRunRecord else "agentrun"
@@ -173,10 +175,10 @@ def test_the_real_cortex_sample_converts_and_validates(upstream: Path, target: t
 
 
 @pytest.mark.parametrize("target", [PortableRunRecord, CortexRunJournal])
-def test_the_real_agentrun_example_converts_and_validates(
-    upstream: Path, target: type[Any]
+def test_a_record_modelled_on_the_agentrun_example_converts_and_validates(
+    target: type[Any],
 ) -> None:
-    run = AgentRun.model_validate_json((upstream / "agent-run.example.json").read_bytes())
+    run = AgentRun.model_validate_json((UPSTREAM / "agentrun.modelled.json").read_bytes())
     result = convert(run, target)
     name = "portable" if target is PortableRunRecord else "cortex"
     document = json.loads(result.target.model_dump_json())
@@ -184,15 +186,9 @@ def test_the_real_agentrun_example_converts_and_validates(
     if target is PortableRunRecord:
         record = result.target
         assert isinstance(record, PortableRunRecord)
-        # two tool calls; the tool_result joins lookup_customer; thought and message are lost
-        assert [c.name for c in record.tool_invocations] == [
-            "lookup_customer",
-            "search_knowledge_base",
-        ]
-        assert record.tool_invocations[0].result == {
-            "customer_id": "cust_8821",
-            "plan": "enterprise",
-        }
+        # two tool calls; the tool_result joins find_order; thought and message are lost
+        assert [c.name for c in record.tool_invocations] == ["find_order", "dedupe_notices"]
+        assert record.tool_invocations[0].result == {"status": "shipped", "notices": 2}
         assert "/steps" in {loss.pointer for loss in result.losses}
     else:
         assert result.losses == ()

@@ -3,10 +3,8 @@ format's reader, and a field no reader knows is reported lost, never dropped in 
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import shutil
-import sys
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -18,6 +16,7 @@ from agentruns._coverage import reachable_models
 from agentruns.conversion import WHOLE, Format, _skipped, format_for, register
 from agentruns.formats.portable import PortableFormat
 from codegen.__main__ import main
+from tests._load import load_module
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -57,17 +56,11 @@ def _regenerated_portable(tmp_path: Path) -> type[BaseModel]:
     shutil.copytree(ROOT / "generated", tree / "generated")
     path = tree / "schemas" / "portable-run-record.schema.json"
     schema = json.loads(path.read_text())
-    schema["properties"]["codebase"] = {"type": "string", "description": "new upstream"}
+    schema["properties"]["harness_build"] = {"type": "string", "description": "new upstream"}
     path.write_text(json.dumps(schema))
     out = tree / "generated"
     assert main(["generate", "--schemas", str(tree / "schemas"), "--out", str(out)]) == 0
-    module_path = out / "agentruns_generated" / "portable.py"
-    spec = importlib.util.spec_from_file_location("regenerated_portable", module_path)
-    assert spec is not None
-    assert spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["regenerated_portable"] = module
-    spec.loader.exec_module(module)
+    module = load_module(out / "agentruns_generated" / "portable.py", "regenerated_portable")
     model: type[BaseModel] = module.PortableRunRecord
     return model
 
@@ -84,12 +77,12 @@ def test_a_new_upstream_field_is_reported_lost_until_a_mapper_reads_it(tmp_path:
 
     register(NewerPortable())
     document: dict[str, Any] = json.loads((FIXTURES / "portable.min.json").read_text())
-    with_field = model.model_validate({**document, "codebase": "github.com/x/y"})
+    with_field = model.model_validate({**document, "harness_build": "b-1"})
     result = convert(with_field, AgentRun)
     assert [(loss.pointer, loss.reason) for loss in result.losses] == [
-        ("/codebase", "the portable reader does not read codebase")
+        ("/harness_build", "the portable reader does not read harness_build")
     ]
-    with pytest.raises(LossError, match="codebase"):
+    with pytest.raises(LossError, match="harness_build"):
         convert(with_field, CortexRunJournal, strict=True)
     without = model.model_validate(document)
     assert convert(without, AgentRun).losses == ()

@@ -3,13 +3,10 @@ never a traceback, never code or files where they do not belong."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 import shutil
-import sys
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import pytest
@@ -17,6 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from codegen.__main__ import main
+from tests._load import load_module as load
 
 ROOT = Path(__file__).resolve().parent.parent
 D7 = "http://json-schema.org/draft-07/schema#"
@@ -41,16 +39,6 @@ def edit_manifest(tree: Path, **changes: str) -> None:
     manifest = json.loads(path.read_text())
     manifest["schemas"][0].update(changes)
     path.write_text(json.dumps(manifest))
-
-
-def load(path: Path, name: str) -> ModuleType:
-    spec = importlib.util.spec_from_file_location(name, path)
-    assert spec is not None
-    assert spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
 
 
 # -- the manifest -----------------------------------------------------------------------------

@@ -8,11 +8,9 @@ by the per-keyword cases instead.
 
 from __future__ import annotations
 
-import importlib.util
 import itertools
 import json
 import os
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +22,7 @@ from pydantic import ValidationError
 from codegen.diagnostics import CodegenError
 from codegen.driver import ModelSource
 from codegen.pipeline import model_source
+from tests._load import load_module
 
 D7 = "http://json-schema.org/draft-07/schema#"
 EXAMPLES = int(os.environ.get("AGENTRUNS_PROPERTY_EXAMPLES", "20"))
@@ -101,12 +100,7 @@ def _model(schema: dict[str, Any], workdir: Path) -> Any:
     name = f"random_schema_{next(_COUNTER)}"
     path = workdir / f"{name}.py"
     path.write_text(code, encoding="utf-8")
-    spec = importlib.util.spec_from_file_location(name, path)
-    assert spec is not None
-    assert spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
+    module = load_module(path, name)
     return module.Root
 
 

@@ -79,6 +79,10 @@ class Run:
     run_index: int | MISSING = MISSING
     conversation: JsonValue | MISSING = MISSING
     """The portable ``conversation`` object, as JSON."""
+    codebase: JsonValue | MISSING = MISSING
+    """The portable ``codebase`` object (what the run's environment was built from), as JSON."""
+    skill_source: JsonValue | MISSING = MISSING
+    """The portable ``skill_source`` object (the skill the run staged), as JSON."""
 
     # -- cortex -----------------------------------------------------------------------
     kind: str | MISSING = MISSING

@@ -9,9 +9,7 @@ is enforced where the generator renders it as a field type; a few cases sit at t
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -21,6 +19,7 @@ from pydantic import BaseModel, ValidationError
 from codegen.diagnostics import CodegenError
 from codegen.driver import ModelSource
 from codegen.pipeline import model_source
+from tests._load import load_module
 
 D7 = "http://json-schema.org/draft-07/schema#"
 
@@ -347,13 +346,7 @@ def build(schema: dict[str, Any], name: str, workdir: Path) -> ModuleType:
     code, _ = model_source(schema, class_name="Root", source=ModelSource(name, "-"), strict=False)
     path = workdir / f"{name}.py"
     path.write_text(code, encoding="utf-8")
-    spec = importlib.util.spec_from_file_location(name, path)
-    assert spec is not None
-    assert spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
+    return load_module(path, name)
 
 
 def accepts(model: type[BaseModel], document: Any) -> tuple[bool, bool]:

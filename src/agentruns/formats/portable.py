@@ -17,12 +17,17 @@ from agentruns.conversion import WHOLE, Coverage, Derived, Format, Use, Written,
 from agentruns.formats._shared import text_or_derived
 from agentruns.models import (
     AssistantMessage,
+    Codebase,
     CompletedConversation,
     Conversation,
     ConversationTool,
+    Origin,
     PortableRunRecord,
     PortableRunRecordField,
+    ResponderOutcome,
+    SkillSource,
     StoppedConversation,
+    TimedOutConversation,
     ToolInvocation,
     ToolInvocationField,
     UserMessage,
@@ -52,7 +57,14 @@ _POINTERS = {
     "duration_ms": "/duration_ms",
     "run_index": "/run_index",
     "conversation": "/conversation",
+    "codebase": "/codebase",
+    "skill_source": "/skill_source",
 }
+
+
+def _as_json(model: Codebase | SkillSource | MISSING) -> JsonValue | MISSING:
+    return MISSING if model is MISSING else model.model_dump(mode="json", by_alias=True)
+
 
 ToolArgs = dict[str, JsonValue] | str | list[JsonValue] | None
 ToolResult = dict[str, JsonValue] | str | None
@@ -84,6 +96,8 @@ _RECORD: dict[PortableRunRecordField, Use] = {
     "duration_ms": "read",
     "run_index": "read",
     "conversation": "read",
+    "codebase": "read",
+    "skill_source": "read",
 }
 _TOOL_INVOCATION: dict[ToolInvocationField, Use] = {
     "name": "read",
@@ -94,12 +108,17 @@ _TOOL_INVOCATION: dict[ToolInvocationField, Use] = {
 _COVERAGE: Coverage = {
     PortableRunRecord.__name__: fields(_RECORD),
     ToolInvocation.__name__: fields(_TOOL_INVOCATION),
-    # the conversation is read whole, as JSON (Run.conversation)
+    # read whole, as JSON: Run.conversation, Run.codebase, Run.skill_source
     CompletedConversation.__name__: WHOLE,
     StoppedConversation.__name__: WHOLE,
+    TimedOutConversation.__name__: WHOLE,
     UserMessage.__name__: WHOLE,
     AssistantMessage.__name__: WHOLE,
     ConversationTool.__name__: WHOLE,
+    ResponderOutcome.__name__: WHOLE,
+    Origin.__name__: WHOLE,
+    Codebase.__name__: WHOLE,
+    SkillSource.__name__: WHOLE,
 }
 
 
@@ -134,6 +153,8 @@ class PortableFormat(Format[PortableRunRecord]):
             conversation=MISSING
             if conversation is MISSING
             else _conversation().dump_python(conversation, mode="json"),
+            codebase=_as_json(record.codebase),
+            skill_source=_as_json(record.skill_source),
         )
 
     def write(self, run: Run) -> Written[PortableRunRecord]:
@@ -171,6 +192,10 @@ class PortableFormat(Format[PortableRunRecord]):
             conversation=MISSING
             if run.conversation is MISSING
             else _conversation().validate_python(run.conversation),
+            codebase=MISSING if run.codebase is MISSING else Codebase.model_validate(run.codebase),
+            skill_source=MISSING
+            if run.skill_source is MISSING
+            else SkillSource.model_validate(run.skill_source),
         )
         return Written(record, tuple(derived))
 
