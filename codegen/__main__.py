@@ -77,6 +77,13 @@ def _model(args: argparse.Namespace) -> int:
     return 0
 
 
+def _changes(args: argparse.Namespace) -> int:
+    from codegen.changes import changes
+
+    sys.stdout.write(changes(args.schemas, args.out, examples=args.examples))
+    return 0
+
+
 def _translate(args: argparse.Namespace) -> int:
     path: Path = args.schema
     schema, diagnostics = json_schema_for(load_json(path), source=str(path), strict=args.strict)
@@ -125,6 +132,19 @@ def build_parser() -> argparse.ArgumentParser:
     )
     common(check, tree=True)
     check.set_defaults(run=_check)
+
+    changed = commands.add_parser(
+        "changes",
+        help="what regenerating changes: classes and fields, compatibility, mapper places",
+    )
+    changed.add_argument(
+        "--examples",
+        type=int,
+        default=60,
+        help="generated records per compatibility direction (default 60)",
+    )
+    common(changed, tree=True)
+    changed.set_defaults(run=_changes)
 
     model = commands.add_parser(
         "model", help="generate models for one JSON Schema or JSON Structure file"

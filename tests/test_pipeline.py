@@ -332,3 +332,23 @@ def test_a_manifest_entry_without_its_upstream_commit_is_refused(
     path.write_text(json.dumps(manifest))
     assert run(tree, "check") == 1
     assert "/schemas/0/commit: error: must be a git commit hash" in capsys.readouterr().err
+
+
+def test_changes_reports_fields_and_compatibility_before_regenerating(
+    tree: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tree / "schemas" / "cortex-run-journal.schema.json"
+    schema = json.loads(path.read_text())
+    schema["properties"]["reviewer"] = {"type": "string"}
+    schema["required"].append("reviewer")
+    path.write_text(json.dumps(schema))
+    assert run(tree, "changes", "--examples", "15") == 0
+    report = capsys.readouterr().out
+    assert "CortexRunJournal.reviewer: added (required: StrictStr)" in report
+    assert "backward compatible (every record valid before is valid now): no: {" in report
+    assert "'reviewer' is a required property" in report
+    # the journal is closed: a record with the new field was invalid before
+    assert "forward compatible (every record valid now was valid before): no: {" in report
+    assert "'reviewer' was unexpected" in report
+    portable = "== portable (PortableRunRecord, schemas/portable-run-record.schema.json)"
+    assert f"{portable}\nunchanged" in report

@@ -1,0 +1,167 @@
+"""``python -m codegen changes``: what regenerating would change, and whether it is compatible.
+
+Compares what ``generated/`` was made from (the schema copies it ships) with ``schemas/``
+now, before or after ``generate``: per format, model classes and fields added, removed,
+retyped, made required or optional; whether every record valid before stays valid
+(backward) and the other way round (forward), judged on generated instances, with a
+counter-example when not; and where the mappers must follow.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from codegen._json import Json, JsonObject
+from codegen.manifest import SchemaEntry, read_manifest
+from codegen.pipeline import PACKAGE, json_schema_for, render
+
+
+@dataclass
+class ModelShape:
+    """A generated module as mappers see it: classes, their fields, and type aliases."""
+
+    classes: dict[str, dict[str, tuple[str, bool]]] = field(default_factory=dict)
+    """class -> field -> (annotation, required)."""
+    aliases: set[str] = field(default_factory=set)
+
+
+def shape_of(code: str) -> ModelShape:
+    shape = ModelShape()
+    for node in ast.parse(code).body:
+        if isinstance(node, ast.ClassDef):
+            fields: dict[str, tuple[str, bool]] = {}
+            for statement in node.body:
+                if isinstance(statement, ast.AnnAssign) and isinstance(statement.target, ast.Name):
+                    name = statement.target.id
+                    if name.startswith("_") or name == "model_config":
+                        continue
+                    required = statement.value is None
+                    fields[name] = (ast.unparse(statement.annotation), required)
+            shape.classes[node.name] = fields
+        elif (
+            isinstance(node, ast.Assign)
+            and len(node.targets) == 1
+            and isinstance(node.targets[0], ast.Name)
+            and isinstance(node.value, ast.Call)
+            and isinstance(node.value.func, ast.Name)
+            and node.value.func.id == "TypeAliasType"
+        ):
+            shape.aliases.add(node.targets[0].id)
+    return shape
+
+
+def describe(before: ModelShape, after: ModelShape) -> list[str]:
+    """The differences a mapper author needs, one line each."""
+    lines: list[str] = []
+    old, new = set(before.classes), set(after.classes)
+    lines += [f"class added: {name}" for name in sorted(new - old)]
+    lines += [f"class removed: {name}" for name in sorted(old - new)]
+    for name in sorted(new - old):
+        if name in before.aliases:
+            lines.append(f"  {name} was a type alias (a union) and is now a class")
+    for name in sorted(old - new):
+        if name in after.aliases:
+            lines.append(f"  {name} is now a type alias (a union), no longer a class")
+    for name in sorted(old & new):
+        was, now = before.classes[name], after.classes[name]
+        for added in sorted(set(now) - set(was)):
+            kind = "required" if now[added][1] else "optional"
+            lines.append(f"{name}.{added}: added ({kind}: {now[added][0]})")
+        for removed in sorted(set(was) - set(now)):
+            lines.append(f"{name}.{removed}: removed")
+        for kept in sorted(set(was) & set(now)):
+            (old_type, old_required), (new_type, new_required) = was[kept], now[kept]
+            if old_type != new_type:
+                lines.append(f"{name}.{kept}: retyped {old_type} -> {new_type}")
+            if old_required != new_required:
+                made = "required" if new_required else "optional"
+                lines.append(f"{name}.{kept}: made {made}")
+    return lines
+
+
+def compatibility(before: JsonObject, after: JsonObject, *, examples: int = 60) -> tuple[str, str]:
+    """(backward, forward): "yes (N generated records)", "no: <counter-example>", or why it
+    could not be judged."""
+    try:
+        import jsonschema
+        from hypothesis import HealthCheck, given, settings
+        from hypothesis_jsonschema import from_schema
+    except ImportError:
+        reason = "not checked: install agentruns[dev] (hypothesis-jsonschema, jsonschema)"
+        return reason, reason
+
+    def one_way(source: JsonObject, target: JsonObject) -> str:
+        validator = jsonschema.Draft7Validator(target)
+        found: list[Json] = []
+
+        @settings(
+            max_examples=examples,
+            deadline=None,
+            database=None,
+            derandomize=True,
+            suppress_health_check=list(HealthCheck),
+        )
+        @given(from_schema(source))
+        def check(document: Json) -> None:
+            if not found and not validator.is_valid(document):
+                found.append(document)
+
+        try:
+            check()
+        except Exception as error:  # a schema hypothesis-jsonschema cannot generate from
+            return f"not checked: {type(error).__name__}: {str(error)[:120]}"
+        if found:
+            errors = [e.message for e in validator.iter_errors(found[0])][:2]
+            text = json.dumps(found[0], ensure_ascii=False)
+            return f"no: {text[:300]} ({'; '.join(errors)})"
+        return f"yes ({examples} generated records)"
+
+    return one_way(before, after), one_way(after, before)
+
+
+def changes(schemas_dir: Path, out_dir: Path, *, examples: int = 60) -> str:
+    """The report, for every format of the manifest."""
+    rendered = render(schemas_dir)
+    report: list[str] = []
+    for entry in read_manifest(schemas_dir):
+        report.extend(_entry_report(entry, schemas_dir, out_dir, rendered.files, examples))
+    report.append(
+        "then: python -m codegen generate; mypy src (names each mapper line that uses a "
+        "removed or retyped field); pytest tests/test_coverage.py (names each new field, its "
+        "model and the mapper that must declare it)"
+    )
+    return "\n".join(report) + "\n"
+
+
+def _entry_report(
+    entry: SchemaEntry, schemas_dir: Path, out_dir: Path, files: dict[str, str], examples: int
+) -> list[str]:
+    module = f"{PACKAGE}/{entry.name}.py"
+    shipped = out_dir / PACKAGE / "schemas" / entry.file
+    current = schemas_dir / entry.file
+    lines = [f"== {entry.name} ({entry.class_name}, schemas/{entry.file})"]
+    old_code = (out_dir / module).read_text(encoding="utf-8") if (out_dir / module).exists() else ""
+    new_code = files[module]
+    if shipped.exists() and shipped.read_bytes() == current.read_bytes() and old_code == new_code:
+        lines.append("unchanged")
+        return lines
+    lines += describe(shape_of(old_code), shape_of(new_code)) or ["no class or field changes"]
+    if shipped.exists() and shipped.read_bytes() == current.read_bytes():
+        lines.append("schema unchanged (only the build step changed): compatible both ways")
+    elif shipped.exists():
+        before = _as_json_schema(json.loads(shipped.read_text(encoding="utf-8")), str(shipped))
+        after = _as_json_schema(json.loads(current.read_text(encoding="utf-8")), str(current))
+        backward, forward = compatibility(before, after, examples=examples)
+        lines.append(f"backward compatible (every record valid before is valid now): {backward}")
+        lines.append(f"forward compatible (every record valid now was valid before): {forward}")
+    else:
+        lines.append("new format: nothing to compare with")
+    return lines
+
+
+def _as_json_schema(document: Json, source: str) -> JsonObject:
+    schema, _ = json_schema_for(document, source=source, strict=False)
+    return schema
