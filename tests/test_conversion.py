@@ -20,9 +20,9 @@ from agentruns import (
     from_canonical,
     to_canonical,
 )
-from agentruns.formats._shared import AgentRunStatus, CortexStatus
-from agentruns.formats.agentrun import StepType
+from agentruns.formats._shared import CortexStatus
 from agentruns.formats.cortex import CortexKind
+from agentruns.models import AgentRunStatus, StepType
 from agentruns.models import Step as AgentStep
 from tests.fidelity.oracles import subjects
 

@@ -263,3 +263,39 @@ def test_names_python_folds_together_stay_two_properties(
     assert both.model_dump(by_alias=True) == {folded: "x", plain: 3}
     with pytest.raises(ValidationError):
         model.model_validate({folded: 3})
+
+
+def test_field_literals_name_each_models_fields_and_its_string_vocabularies() -> None:
+    from codegen.passes.field_literals import field_literals
+
+    before = code("""
+        from __future__ import annotations
+
+        from typing import Literal
+
+
+        class Step(JsonModel):
+            model_config = ConfigDict(extra="allow")
+            type: Literal["thought", "tool_call"]
+            name: StrictStr | MISSING = MISSING
+    """)
+    after = code('''
+        from __future__ import annotations
+
+        from typing import Literal
+
+
+        class Step(JsonModel):
+            model_config = ConfigDict(extra="allow")
+            type: Literal["thought", "tool_call"]
+            name: StrictStr | MISSING = MISSING
+
+
+        StepField = Literal['type', 'name']
+        """The fields of ``Step``, for mappers to declare what they do with each."""
+
+
+        StepType = Literal['thought', 'tool_call']
+        """The words ``Step.type`` takes, for mappers to narrow to."""
+    ''')
+    assert field_literals(before) == after

@@ -37,6 +37,25 @@ def field_literals(code: str) -> str:
             f"\n\n\n{alias} = Literal[{members}]\n"
             f'"""The fields of ``{node.name}``, for mappers to declare what they do with each."""'
         )
+        for statement in node.body:
+            if not (
+                isinstance(statement, ast.AnnAssign) and isinstance(statement.target, ast.Name)
+            ):
+                continue
+            words = _string_literal(statement.annotation)
+            if words is None:
+                continue
+            vocabulary = node.name + "".join(
+                part.capitalize() for part in statement.target.id.split("_")
+            )
+            if vocabulary in taken:
+                continue
+            taken.add(vocabulary)
+            text += (
+                f"\n\n\n{vocabulary} = Literal[{', '.join(repr(w) for w in words)}]\n"
+                f'"""The words ``{node.name}.{statement.target.id}`` takes, for mappers to '
+                'narrow to."""'
+            )
         end = span(code, node)[1]
         edits.append(Edit(end, end, text))
     if not edits:
@@ -47,3 +66,20 @@ def field_literals(code: str) -> str:
     code = apply(code, edits)
     assert literal == "Literal", "a schema name shadows typing.Literal"
     return add_imports(code, {("typing", "Literal"): literal})
+
+
+def _string_literal(annotation: ast.expr) -> list[str] | None:
+    """The strings of the one ``Literal[...]`` of string constants a field annotation holds
+    (inside ``Annotated`` and beside ``MISSING``/``None``), if it holds exactly one."""
+    found: list[list[str]] = []
+    for node in ast.walk(annotation):
+        if (
+            isinstance(node, ast.Subscript)
+            and isinstance(node.value, ast.Name)
+            and node.value.id == "Literal"
+        ):
+            members = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+            words = [m.value for m in members if isinstance(m, ast.Constant)]
+            if len(words) == len(members) and all(isinstance(w, str) for w in words):
+                found.append([str(w) for w in words])
+    return found[0] if len(found) == 1 and len(found[0]) > 1 else None

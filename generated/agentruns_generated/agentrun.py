@@ -45,6 +45,10 @@ StepField = Literal["index", "type", "name", "input", "output", "started_at", "d
 """The fields of ``Step``, for mappers to declare what they do with each."""
 
 
+StepType = Literal["thought", "tool_call", "tool_result", "message", "handoff", "decision"]
+"""The words ``Step.type`` takes, for mappers to narrow to."""
+
+
 class Result(JsonModel):
     """
     Final result produced by the agent.
@@ -183,3 +187,7 @@ AgentRunField = Literal[
     "trace_url",
 ]
 """The fields of ``AgentRun``, for mappers to declare what they do with each."""
+
+
+AgentRunStatus = Literal["queued", "running", "awaiting-human", "completed", "failed", "cancelled"]
+"""The words ``AgentRun.status`` takes, for mappers to narrow to."""

@@ -47,6 +47,10 @@ TranscriptRefField = Literal[
 """The fields of ``TranscriptRef``, for mappers to declare what they do with each."""
 
 
+TranscriptRefSource = Literal["claude-code", "codex", "cursor", "pi", "other"]
+"""The words ``TranscriptRef.source`` takes, for mappers to narrow to."""
+
+
 class Event(JsonModel):
     model_config = ConfigDict(
         extra="allow",
@@ -141,3 +145,21 @@ CortexRunJournalField = Literal[
     "transcript_refs",
 ]
 """The fields of ``CortexRunJournal``, for mappers to declare what they do with each."""
+
+
+CortexRunJournalKind = Literal[
+    "plan",
+    "implement",
+    "validate",
+    "merge",
+    "handoff",
+    "dashboard",
+    "publish",
+    "memory",
+    "conversation",
+]
+"""The words ``CortexRunJournal.kind`` takes, for mappers to narrow to."""
+
+
+CortexRunJournalStatus = Literal["queued", "running", "completed", "failed", "canceled"]
+"""The words ``CortexRunJournal.status`` takes, for mappers to narrow to."""

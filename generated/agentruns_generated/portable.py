@@ -52,6 +52,24 @@ ResponderOutcomeField = Literal["ending", "cause", "rationale"]
 """The fields of ``ResponderOutcome``, for mappers to declare what they do with each."""
 
 
+ResponderOutcomeEnding = Literal["done", "cannot_answer"]
+"""The words ``ResponderOutcome.ending`` takes, for mappers to narrow to."""
+
+
+ResponderOutcomeCause = Literal[
+    "declined",
+    "dispatch_failed",
+    "dispatch_timed_out",
+    "missing_verdict",
+    "malformed_verdict",
+    "empty_reply",
+    "reply_too_long",
+    "reply_contains_code",
+    "reply_repeated",
+]
+"""The words ``ResponderOutcome.cause`` takes, for mappers to narrow to."""
+
+
 class Origin(JsonModel):
     """
     How a responder derived this turn. Absent on the eval's opening prompt and on scripted turns, which are authored rather than derived.
@@ -162,6 +180,10 @@ CodebaseField = Literal[
 """The fields of ``Codebase``, for mappers to declare what they do with each."""
 
 
+CodebaseKind = Literal["git", "path"]
+"""The words ``Codebase.kind`` takes, for mappers to narrow to."""
+
+
 class SkillSource(JsonModel):
     model_config = ConfigDict(
         extra="forbid",
@@ -221,6 +243,10 @@ SkillSourceField = Literal[
     "siblings",
 ]
 """The fields of ``SkillSource``, for mappers to declare what they do with each."""
+
+
+SkillSourceKind = Literal["git", "path"]
+"""The words ``SkillSource.kind`` takes, for mappers to narrow to."""
 
 
 class ToolInvocation(JsonModel):
@@ -314,6 +340,12 @@ StoppedConversationField = Literal[
     "responder_outcome",
 ]
 """The fields of ``StoppedConversation``, for mappers to declare what they do with each."""
+
+
+StoppedConversationStopReason = Literal[
+    "agent_did_not_ask", "agent_response_mismatch", "responder_cannot_answer", "max_turns_reached"
+]
+"""The words ``StoppedConversation.stop_reason`` takes, for mappers to narrow to."""
 
 
 class TimedOutConversation(JsonModel):

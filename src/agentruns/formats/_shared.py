@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 from functools import cache
-from typing import Literal, TypeVar
+from typing import TypeVar
 
 from pydantic import MISSING, BaseModel, JsonValue
 
 from agentruns.canonical import Run, Status
 from agentruns.conversion import Derived
+from agentruns.models import AgentRunStatus, CortexRunJournalStatus
 
 T = TypeVar("T")
 
@@ -98,8 +99,8 @@ def text_or_derived(
 
 
 # Status vocabularies: canonical <-> each format (bijective where both have the word).
-CortexStatus = Literal["queued", "running", "completed", "failed", "canceled"]
-AgentRunStatus = Literal["queued", "running", "awaiting-human", "completed", "failed", "cancelled"]
+# the formats' own words come from the generated models (one source of truth)
+CortexStatus = CortexRunJournalStatus
 
 _TO_AGENTRUN: dict[Status, AgentRunStatus] = {
     "queued": "queued",

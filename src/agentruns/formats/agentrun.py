@@ -8,7 +8,7 @@ objects allow additional properties: foreign data is carried in one reserved roo
 from __future__ import annotations
 
 from datetime import datetime
-from typing import ClassVar, Literal, get_args
+from typing import ClassVar, get_args
 
 from pydantic import MISSING, JsonValue
 from typing_extensions import TypeIs
@@ -16,7 +16,6 @@ from typing_extensions import TypeIs
 from agentruns.canonical import Run, Step
 from agentruns.conversion import Coverage, Derived, Format, Use, Written, fields, is_carry
 from agentruns.formats._shared import (
-    AgentRunStatus,
     as_object,
     derive_run_id,
     extras_for,
@@ -27,17 +26,18 @@ from agentruns.formats._shared import (
 from agentruns.models import (
     AgentRun,
     AgentRunField,
+    AgentRunStatus,
     Metrics,
     MetricsField,
     Result,
     ResultField,
     StepField,
+    StepType,
 )
 from agentruns.models import Step as AgentStep
 
 CARRY_KEY = "x-agentruns-carry"
 
-StepType = Literal["thought", "tool_call", "tool_result", "message", "handoff", "decision"]
 _STEP_TYPES = frozenset(get_args(StepType))
 
 

@@ -8,7 +8,7 @@ carried in one reserved event (type ``x-agentruns-carry``) that readers skip.
 from __future__ import annotations
 
 from datetime import datetime
-from typing import ClassVar, Literal, get_args
+from typing import ClassVar, get_args
 
 from pydantic import MISSING, JsonValue
 from typing_extensions import TypeIs
@@ -35,6 +35,7 @@ from agentruns.formats._shared import (
 from agentruns.models import (
     CortexRunJournal,
     CortexRunJournalField,
+    CortexRunJournalKind,
     Event,
     EventField,
     TranscriptRef,
@@ -49,17 +50,7 @@ _POINTERS = {
     "steps": "/events",
 }
 
-CortexKind = Literal[
-    "plan",
-    "implement",
-    "validate",
-    "merge",
-    "handoff",
-    "dashboard",
-    "publish",
-    "memory",
-    "conversation",
-]
+CortexKind = CortexRunJournalKind
 _KINDS = frozenset(get_args(CortexKind))
 
 
