@@ -14,7 +14,7 @@ from pathlib import Path
 
 from codegen._json import MAX_DEPTH, Json, JsonObject, dump_json, load_json, too_deep
 from codegen.diagnostics import CodegenError, Diagnostic, DiagnosticSink, Severity
-from codegen.driver import ModelSource, generate_models, render_runtime_module, sha256_of
+from codegen.driver import ModelSource, generate_models, render_runtime_module, sha256_of, tidy
 from codegen.manifest import SchemaEntry, read_manifest
 from codegen.normalize import normalize
 from codegen.structure import is_json_structure, translate
@@ -132,12 +132,47 @@ def _package_init(entries: list[SchemaEntry]) -> str:
         '"""',
         "",
     ]
+    lines.append("from typing import NamedTuple")
+    lines.append("")
+    lines.append("from pydantic import BaseModel")
+    lines.append("")
     for entry in sorted(entries, key=lambda e: e.name):
         lines.append(f"from {PACKAGE}.{entry.name} import {entry.class_name}")
-    lines.append("")
-    names = ", ".join(f'"{name}"' for name in sorted(e.class_name for e in entries))
-    lines.append(f"__all__ = [{names}]")
-    return "\n".join(lines) + "\n"
+    lines += [
+        "",
+        "",
+        "class GeneratedFormat(NamedTuple):",
+        '    """One format the build step generated models for."""',
+        "",
+        "    name: str",
+        "    version: str",
+        '    """The upstream commit of its schema."""',
+        "    model: type[BaseModel]",
+        '    """The root model."""',
+        "    source: str",
+        '    """The vendored schema, in this package (as published upstream)."""',
+        "    enforced: str",
+        '    """The JSON Schema the models enforce, in this package (a JSON Structure schema',
+        '    is translated)."""',
+        "",
+        "",
+        "FORMATS: dict[str, GeneratedFormat] = {",
+    ]
+    for entry in sorted(entries, key=lambda e: e.name):
+        source = f"schemas/{entry.file}"
+        enforced = f"{entry.name}.schema.json" if entry.is_structure else source
+        lines.append(
+            f"    {entry.name!r}: GeneratedFormat({entry.name!r}, {entry.commit!r}, "
+            f"{entry.class_name}, {source!r}, {enforced!r}),"
+        )
+    lines += [
+        "}",
+        '"""Every generated format by name: the one table the package reads its formats from."""',
+        "",
+    ]
+    names = sorted([*(e.class_name for e in entries), "FORMATS", "GeneratedFormat"])
+    lines.append("__all__ = [" + ", ".join(f'"{name}"' for name in names) + "]")
+    return tidy("\n".join(lines) + "\n")
 
 
 # -- writing and checking -------------------------------------------------------------

@@ -58,3 +58,45 @@ def test_a_registered_format_reports_what_it_cannot_hold(tasklog: types.ModuleTy
         "/steps",
     }
     assert any("cannot say that steps is absent" in loss.reason for loss in result.losses)
+
+
+def test_an_adapter_offered_by_an_entry_point_reaches_the_command_line(
+    tasklog: types.ModuleType,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    import importlib
+    import importlib.metadata
+    import json
+
+    from click.testing import CliRunner
+
+    class Offered:
+        name = "tasklog"
+
+        @staticmethod
+        def load() -> object:
+            return tasklog.TaskLogFormat()
+
+    class Broken:
+        name = "broken"
+
+        @staticmethod
+        def load() -> object:
+            raise ImportError("no module named nowhere")
+
+    def entry_points(*, group: str) -> list[object]:
+        return [Offered, Broken] if group == "agentruns.formats" else []
+
+    monkeypatch.setattr(importlib.metadata, "entry_points", entry_points)
+    import agentruns.cli
+
+    cli = importlib.reload(agentruns.cli)  # choices are read when the command is built
+    assert "tasklog" in cli.FORMATS
+    assert "format plugin 'broken' did not load" in capsys.readouterr().err
+    source = Path(__file__).parent / "fixtures" / "portable.min.json"
+    result = CliRunner().invoke(cli.main, ["convert", "--to", "tasklog", str(source)])
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["task"]
+    monkeypatch.undo()
+    importlib.reload(agentruns.cli)

@@ -14,7 +14,7 @@ from pydantic import BaseModel
 from agentruns import AgentRun, CortexRunJournal, LossError, PortableRunRecord, convert
 from agentruns._coverage import reachable_models
 from agentruns.conversion import WHOLE, Format, _skipped, format_for, register
-from agentruns.formats.portable import PortableFormat
+from agentruns.formats.portable import PORTABLE, PortableFormat
 from codegen.__main__ import main
 from tests._load import load_module
 
@@ -76,6 +76,13 @@ def test_a_new_upstream_field_is_reported_lost_until_a_mapper_reads_it(tmp_path:
         model = regenerated  # type: ignore[assignment]
 
     register(NewerPortable())
+    try:
+        _check_newer(model)
+    finally:
+        register(PORTABLE)  # the installed portable format again, by model and by name
+
+
+def _check_newer(model: type[BaseModel]) -> None:
     document: dict[str, Any] = json.loads((FIXTURES / "portable.min.json").read_text())
     with_field = model.model_validate({**document, "harness_build": "b-1"})
     result = convert(with_field, AgentRun)
@@ -124,3 +131,15 @@ def test_mapper_declarations_are_typed_by_the_generated_field_literals() -> None
 def test_format_declarations_are_complete_for_registered_formats() -> None:
     registered: list[Format[Any]] = [format_for(root) for root in ROOTS]
     assert all(fmt.coverage for fmt in registered)
+
+
+def test_the_generated_format_table_is_what_the_package_registers() -> None:
+    from agentruns.conversion import models_by_name
+    from agentruns.schemas import schema_text
+    from agentruns_generated import FORMATS
+
+    registered = models_by_name()
+    for name, generated in FORMATS.items():
+        assert registered[name] is generated.model
+        assert schema_text(name, source=True).startswith("{")
+        assert generated.version

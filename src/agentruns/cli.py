@@ -44,6 +44,32 @@ from agentruns.schemas import schema_text
 if TYPE_CHECKING:
     from rich.progress import Progress
 
+
+def _load_plugin_formats() -> None:
+    """Register the formats other packages offer (entry point group ``agentruns.formats``:
+    a ``Format`` instance each), so an adapter reaches every command by its name."""
+    from importlib.metadata import entry_points
+
+    from agentruns.conversion import Format, register
+
+    for point in entry_points(group="agentruns.formats"):
+        try:
+            offered = point.load()
+        except Exception as error:  # a broken plugin must not break the command
+            click.echo(
+                printable(f"warning: format plugin {point.name!r} did not load: {error}"), err=True
+            )
+            continue
+        if isinstance(offered, Format):
+            register(offered)
+        else:
+            click.echo(
+                printable(f"warning: format plugin {point.name!r} is not a Format instance"),
+                err=True,
+            )
+
+
+_load_plugin_formats()
 FORMATS = sorted(MODELS)
 EXIT_OK = 0
 EXIT_INVALID = 1

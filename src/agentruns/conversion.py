@@ -151,10 +151,22 @@ class Format(ABC, Generic[M]):
 _REGISTRY: dict[type[BaseModel], Format[Any]] = {}
 
 
+_BY_NAME: dict[str, type[BaseModel]] = {}
+
+
 def register(fmt: Format[M]) -> Format[M]:
-    """Make a format available to ``convert`` (in both directions, with every other format)."""
+    """Make a format available to ``convert`` (in both directions, with every other format),
+    and by its name to ``detect`` and the command line."""
     _REGISTRY[fmt.model] = fmt
+    _BY_NAME[fmt.name] = fmt.model
     return fmt
+
+
+def models_by_name() -> Mapping[str, type[BaseModel]]:
+    """The root model of every registered format, by format name (a live, read-only view)."""
+    from types import MappingProxyType
+
+    return MappingProxyType(_BY_NAME)
 
 
 def format_for(model: type[M]) -> Format[M]:

@@ -8,27 +8,44 @@ decides, and a document no single format accepts is reported with the reason.
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from pydantic import BaseModel, JsonValue, ValidationError
 
-from agentruns.models import AgentRun, CortexRunJournal, PortableRunRecord
+from agentruns.conversion import models_by_name
 
-MODELS: dict[str, type[BaseModel]] = {
-    "portable": PortableRunRecord,
-    "cortex": CortexRunJournal,
-    "agentrun": AgentRun,
-}
-
-_REQUIRED: dict[str, frozenset[str]] = {
-    name: frozenset(n for n, f in model.model_fields.items() if f.is_required())
-    for name, model in MODELS.items()
-}
+MODELS: Mapping[str, type[BaseModel]] = models_by_name()
+"""Every registered format's root model by name (the built-in ones, from the generated
+format table, and any registered adapter): a live view of the registry."""
 
 
-_DECLARED: dict[str, frozenset[str]] = {
-    name: frozenset(model.model_fields) for name, model in MODELS.items()
-}
+def _wire(model: type[BaseModel], required: bool) -> frozenset[str]:
+    return frozenset(
+        info.alias or name
+        for name, info in model.model_fields.items()
+        if info.is_required() or not required
+    )
+
+
+class _Shapes:
+    """Required and declared top-level properties per format, recomputed when a format is
+    registered (adapters may register after this module is imported)."""
+
+    def __init__(self) -> None:
+        self.size = -1
+        self.required: dict[str, frozenset[str]] = {}
+        self.declared: dict[str, frozenset[str]] = {}
+
+    def current(self) -> _Shapes:
+        if self.size != len(MODELS):
+            self.required = {name: _wire(m, True) for name, m in MODELS.items()}
+            self.declared = {name: _wire(m, False) for name, m in MODELS.items()}
+            self.size = len(MODELS)
+        return self
+
+
+_SHAPES = _Shapes()
 
 
 @dataclass(frozen=True)
@@ -45,6 +62,8 @@ def detect(value: JsonValue) -> Detection:
     if not isinstance(value, dict):
         return Detection(None, f"a run record is a JSON object, not {type(value).__name__}")
     keys = set(value)
+    shapes = _SHAPES.current()
+    _REQUIRED, _DECLARED = shapes.required, shapes.declared
     matching = [name for name, required in _REQUIRED.items() if required <= keys]
     if len(matching) == 1:
         return Detection(matching[0], f"has every property {matching[0]} requires")
