@@ -223,3 +223,34 @@ def test_reading_the_lines_keeps_their_numbers_after_an_overlong_one(tmp_path: P
     path = _jsonl(tmp_path, [body, "", VALID["cortex"]])
     with Batch(validate_document, [str(path)], max_record_size=100) as batch:
         assert [raw.line for raw, _ in batch] == [1, 3]
+
+
+@pytest.mark.parametrize(
+    ("written", "becomes", "why"),
+    [
+        ("2026-09-01T08:12:30-00:00", "2026-09-01T08:12:30Z", "an unknown local offset"),
+        ("2026-09-01T08:12:30.123456789Z", "2026-09-01T08:12:30.123456Z", "beyond microseconds"),
+        ("2026-09-01T08:12:30.250+02:00", "2026-09-01T08:12:30.250000+02:00", "the same instant"),
+        ("2026-09-01t08:12:30z", "2026-09-01T08:12:30Z", "the same instant"),
+    ],
+)
+def test_a_time_whose_text_the_model_rewrites_is_reported(
+    written: str, becomes: str, why: str
+) -> None:
+    document = json.loads(VALID["cortex"])
+    document["finished_at"] = written
+    raw = Raw("in.json", 1, json.dumps(document).encode())
+    outcome = convert_document(raw, to="agentrun", report=True)
+    assert outcome.accepted
+    assert outcome.report is not None
+    (loss,) = json.loads(outcome.report)["losses"]
+    assert loss["pointer"] == "/finished_at"
+    assert f"is written {becomes!r}" in loss["reason"]
+    assert why in loss["reason"]
+
+
+def test_times_the_model_writes_back_as_they_were_cost_no_loss() -> None:
+    document = json.loads(VALID["cortex"])
+    document["finished_at"] = "2026-09-01T08:12:30.250000+02:00"
+    raw = Raw("in.json", 1, json.dumps(document).encode())
+    assert convert_document(raw, to="agentrun", report=True).losses == 0

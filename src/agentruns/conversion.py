@@ -10,6 +10,7 @@ is either *carried* (kept verbatim in a free-form place of the target, when it h
 
 from __future__ import annotations
 
+import re
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -318,6 +319,62 @@ def _walk_unread(
     elif isinstance(value, list):
         for index, item in enumerate(value):
             _walk_unread(item, f"{at}/{index}", skipped, reader, found)
+
+
+_DATE_TIME = re.compile(
+    rb"[0-9]{4}-[0-9]{2}-[0-9]{2}([Tt])[0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]+)?"
+    rb"([Zz]|[+-][0-9]{2}:[0-9]{2})"
+)
+
+
+def _unstable_time(raw: bytes) -> bool:
+    """Whether the text holds a date-time a model would write differently."""
+    for found in _DATE_TIME.finditer(raw):
+        separator, fraction, offset = found.groups()
+        if (
+            separator == b"t"
+            or offset in (b"z", b"+00:00", b"-00:00")
+            or (fraction is not None and len(fraction) != 7)  # the dot and 6 digits
+        ):
+            return True
+    return False
+
+
+def text_losses(document: JsonValue, record: BaseModel, raw: bytes | None = None) -> list[Loss]:
+    """Values whose text the model does not keep, with what it becomes.
+
+    A model holds a date-time as an instant: ``-00:00`` (an unknown offset) is written ``Z``,
+    digits beyond microseconds are cut, ``.250`` is written ``.250000``, a lower-case ``t``
+    or ``z`` upper-case. ``document`` is the parsed source, ``record`` the model validated
+    from it; with ``raw`` (its bytes), a record with no such text costs one scan.
+    """
+    if raw is not None and not _unstable_time(raw):
+        return []
+    written: JsonValue = record.model_dump(mode="json", by_alias=True)
+    found: list[Loss] = []
+    _compare_text(document, written, "", found)
+    return found
+
+
+def _compare_text(source: JsonValue, written: JsonValue, at: str, found: list[Loss]) -> None:
+    if isinstance(source, dict) and isinstance(written, dict):
+        for key, value in source.items():
+            if key in written:
+                _compare_text(value, written[key], f"{at}/{_escape(key)}", found)
+    elif isinstance(source, list) and isinstance(written, list):
+        for index, (a, b) in enumerate(zip(source, written, strict=False)):
+            _compare_text(a, b, f"{at}/{index}", found)
+    elif isinstance(source, str) and isinstance(written, str) and source != written:
+        found.append(Loss(at, f"the text {source!r} is written {written!r}{_why(source)}"))
+
+
+def _why(text: str) -> str:
+    if text.endswith("-00:00"):
+        return " (-00:00, an unknown local offset, becomes UTC)"
+    fraction = re.search(r"\.([0-9]+)", text)
+    if fraction and len(fraction.group(1)) > 6:
+        return " (digits beyond microseconds are cut)"
+    return " (the same instant)"
 
 
 def from_canonical(run: Run, to: type[M]) -> Written[M]:
