@@ -254,3 +254,23 @@ def test_times_the_model_writes_back_as_they_were_cost_no_loss() -> None:
     document["finished_at"] = "2026-09-01T08:12:30.250000+02:00"
     raw = Raw("in.json", 1, json.dumps(document).encode())
     assert convert_document(raw, to="agentrun", report=True).losses == 0
+
+
+@_SETTINGS
+@given(
+    st.lists(
+        st.characters(min_codepoint=0xD800, max_codepoint=0xDFFF)
+        | st.sampled_from(["a", "\\", "é", "😀", '"'])
+    ).map("".join)
+)
+def test_a_string_is_refused_exactly_when_it_holds_a_lone_surrogate(text: str) -> None:
+    from agentruns.io import _document
+
+    raw = json.dumps({"k": text}).encode("ascii")  # surrogates escaped, pairs included
+    decoded = json.loads(raw)["k"]
+    try:
+        decoded.encode("utf-8")
+        expected_error = False
+    except UnicodeEncodeError:
+        expected_error = True
+    assert (_document("in.json", 1, raw).error is not None) == expected_error

@@ -197,13 +197,29 @@ def _document(path: str, line: int, raw: bytes) -> Record:
         return Record(path, line, raw, error="nesting too deep to read")
     except ValueError as error:
         return Record(path, line, raw, error=str(error))
-    if _SURROGATE_ESCAPE.search(raw) is not None and (found := _lone_surrogate(value)):
+    if _may_hold_surrogate(raw) and (found := _lone_surrogate(value)):
         return Record(path, line, raw, error=found)
     return Record(path, line, raw, value=value)
 
 
-_SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
-"""An escaped UTF-16 surrogate; only a record with one pays for the walk below."""
+_SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
+
+
+def _may_hold_surrogate(raw: bytes) -> bool:
+    """Whether the text escapes a UTF-16 surrogate that is not half of a pair (valid pairs,
+    escaped emoji say, are common; only a record with a lone one, or an escaped backslash
+    before such text, pays for the walk of its values)."""
+    low_expected_at = -1
+    for found in _SURROGATE_ESCAPE.finditer(raw):
+        if found.group()[3] in b"cdefCDEF":  # a low surrogate: must follow a high one
+            if found.start() != low_expected_at:
+                return True
+            low_expected_at = -1
+        elif low_expected_at != -1:  # a high surrogate after an unpaired high one
+            return True
+        else:
+            low_expected_at = found.end()
+    return low_expected_at != -1
 
 
 def _lone_surrogate(value: JsonValue) -> str | None:
