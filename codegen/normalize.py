@@ -790,7 +790,9 @@ class _Normalizer:
 
     def _rule_name(self, at: str) -> str:
         tokens = [t for t in at.split("/") if t and t not in _STRUCTURAL]
-        base = pascal("_".join(tokens[-2:]) or "value") + "Rule"
+        base = pascal("_".join(tokens[-2:])) + "Rule"
+        if not base[0].isalpha():  # a name of branch numbers ("10Rule") is no identifier
+            base = "Value" + base
         defs = self._root.get(self._defs_key)
         taken = set(defs) if isinstance(defs, dict) else set()
         taken |= set(self.rules)

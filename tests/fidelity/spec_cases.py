@@ -439,3 +439,11 @@ def spec_report(workdir: Path) -> tuple[list[str], int]:
             failures += 1
             lines.append(f"  {reason}: NOT REFUSED")
     return lines, failures
+
+
+CASES += [
+    # found by tests/test_random_schemas.py: rules named after branch numbers only
+    ("rules in numbered branches", {"anyOf": [{"type": "array", "items": {"uniqueItems": True}},
+                                              {"oneOf": [{"uniqueItems": True}]}]},
+     [None, [1, 1], [[1, 1]], "x"], [[[1, 1], [1, 1]]]),
+]  # fmt: skip
