@@ -109,6 +109,19 @@ def generate_models(
         raise TypeError("datamodel-code-generator returned several modules for one schema")
     for transform in PASSES:
         output = transform(output)
+    loose = _untyped_fields(output)
+    if loose:
+        raise CodegenError(
+            [
+                Diagnostic(
+                    source.schema_path,
+                    "",
+                    f"the generator has no exact type for {', '.join(loose)} (it wrote Any); "
+                    "refused",
+                    Severity.ERROR,
+                )
+            ]
+        )
     try:
         output = rule_types(output, rules or {})
     except RuleNotAttached as error:
@@ -116,6 +129,36 @@ def generate_models(
             [Diagnostic(source.schema_path, "", str(error), Severity.ERROR)]
         ) from None
     return tidy(output)
+
+
+def _untyped_fields(code: str) -> list[str]:
+    """``Class.field`` (or alias) names whose type the generator wrote as ``Any``: its
+    fallback when it cannot render a schema, which would accept every value."""
+    import ast
+
+    tree = ast.parse(code)
+    if not any(
+        isinstance(node, ast.ImportFrom)
+        and node.module == "typing"
+        and any(alias.name == "Any" for alias in node.names)
+        for node in tree.body
+    ):
+        return []
+    found: list[str] = []
+    for node in tree.body:
+        owner = node.name if isinstance(node, ast.ClassDef) else None
+        statements = node.body if isinstance(node, ast.ClassDef) else [node]
+        for statement in statements:
+            uses = any(
+                isinstance(name, ast.Name) and name.id == "Any" for name in ast.walk(statement)
+            )
+            if not uses:
+                continue
+            if isinstance(statement, ast.AnnAssign) and isinstance(statement.target, ast.Name):
+                found.append(f"{owner}.{statement.target.id}" if owner else statement.target.id)
+            elif isinstance(statement, ast.Assign) and isinstance(statement.targets[0], ast.Name):
+                found.append(statement.targets[0].id)
+    return found
 
 
 def nfkc_aliases(schema: JsonObject) -> dict[str, str]:

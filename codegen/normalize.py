@@ -20,6 +20,7 @@ its schema rejects is worse than no model.
 from __future__ import annotations
 
 import copy
+import json
 import re
 from dataclasses import dataclass
 from urllib.parse import unquote, urldefrag, urljoin
@@ -732,6 +733,7 @@ class _Normalizer:
         original = copy.deepcopy(node)  # the rule states the schema as written
         self._exact_children(node, at)
         _declare_required(node)
+        _distinct_branches(node)
         loose = self._loose_keywords(node)
         if not loose:
             return node
@@ -748,6 +750,7 @@ class _Normalizer:
             rule["properties"] = original["properties"]
         if "oneOf" in loose and not any(k in node for k in ("anyOf", "allOf")):
             node["anyOf"] = rendered["oneOf"]  # the superset: any one (exact) branch
+            _distinct_branches(node)
         inlined = self._inline_refs(rule, at, frozenset())
         if isinstance(node.get("properties"), dict) and node.get("type") in ("object", None):
             # an object model: the rule joins its published allOf, checked by its validator
@@ -960,6 +963,20 @@ _STRUCTURAL = frozenset(
     {"properties", "items", "additionalProperties", "anyOf", "oneOf", "allOf", "definitions",
      "$defs", "patternProperties", "additionalItems"}
 )  # fmt: skip
+
+
+def _distinct_branches(node: JsonObject) -> None:
+    """``anyOf`` of equal branches is that branch once (the generator renders a repeated
+    branch as ``Any``). ``oneOf`` is left alone: two equal branches make it unsatisfiable,
+    which its rule states."""
+    branches = node.get("anyOf")
+    if not isinstance(branches, list):
+        return
+    seen: dict[str, Json] = {}
+    for branch in branches:
+        # JSON text as the key: Python's == takes 1 for true
+        seen.setdefault(json.dumps(branch, sort_keys=True), branch)
+    node["anyOf"] = list(seen.values())
 
 
 def _declare_required(node: JsonObject) -> None:

@@ -447,3 +447,11 @@ CASES += [
                                               {"oneOf": [{"uniqueItems": True}]}]},
      [None, [1, 1], [[1, 1]], "x"], [[[1, 1], [1, 1]]]),
 ]  # fmt: skip
+
+CASES += [
+    # found by tests/test_random_schemas.py: the generator wrote a repeated branch as Any
+    ("anyOf of equal branches", {"anyOf": [{"type": "null"}, {"type": "null"}]},
+     [None], [[], 0, "x"]),
+    ("anyOf of 1 and true stays two branches", {"anyOf": [{"const": 1}, {"const": True}]},
+     [1, True, 1.0], [0, False]),
+]  # fmt: skip
