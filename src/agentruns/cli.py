@@ -1,4 +1,4 @@
-"""The ``agentruns`` command: detect, validate, convert, show, schema.
+"""The ``agentruns`` command: detect, validate, convert, import, show, schema.
 
 Presentation only: the batch engine (``agentruns.batch``) reads, handles and accounts for the
 records; safe output is ``agentruns._output``. Kept out of ``import agentruns``: services that
@@ -8,6 +8,7 @@ README.md.
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import sys
@@ -40,6 +41,7 @@ from agentruns.io import (
     read_records,
 )
 from agentruns.schemas import schema_text
+from agentruns_generated._json import JsonValue
 
 if TYPE_CHECKING:
     from rich.progress import Progress
@@ -421,6 +423,154 @@ def _open_output(path: str, stack: ExitStack) -> IO[bytes] | Output:
         raise _Usage(str(error)) from None
     stack.callback(writer.abort)
     return writer
+
+
+_HARNESS_HELP = (
+    "The harness that printed the transcripts: claude-code, codex, cline, opencode, auto "
+    "(from the first events), or an eval-magic harness descriptor (FILE.toml)."
+)
+
+
+def _set_value(text: str) -> tuple[str, JsonValue]:
+    key, equals, value = text.partition("=")
+    if not equals or not key:
+        raise _Usage(f"--set takes KEY=VALUE, not {text!r}")
+    try:
+        parsed: JsonValue = json.loads(value)
+    except ValueError:
+        parsed = value
+    return key, parsed
+
+
+def _sidecar(path: str) -> dict[str, JsonValue]:
+    try:
+        with open(path, "rb") as stream:
+            value = json.load(stream)
+    except OSError as error:
+        raise _Usage(f"--sidecar {path}: {error.strerror or error}") from None
+    except ValueError as error:
+        raise _Usage(f"--sidecar {path}: not JSON: {error}") from None
+    if not isinstance(value, dict):
+        raise _Usage(f"--sidecar {path}: not a JSON object")
+    return value
+
+
+@main.command("import", epilog=_EPILOG)
+@click.argument("transcripts", nargs=-1, required=True)
+@click.option("--harness", default="auto", show_default=True, help=_HARNESS_HELP)
+@click.option("--to", "to", type=click.Choice(FORMATS), required=True, help="Target format.")
+@click.option("-o", "--output", default="-", show_default=True, help="Output file; - is stdout.")
+@click.option(
+    "--set",
+    "sets",
+    multiple=True,
+    metavar="KEY=VALUE",
+    help="A value the transcript does not hold (portable's eval_id, prompt...; cortex's kind); "
+    "KEY is a property or a JSON pointer, VALUE is read as JSON when it parses, else as text.",
+)
+@click.option("--sidecar", help="A JSON object of such values (--set wins over it).")
+@click.option(
+    "--conversation",
+    help="eval-magic's conversation.json of a multi-turn run: messages and tool calls come "
+    "from it, tokens and time from the rounds.",
+)
+@click.option(
+    "--each",
+    is_flag=True,
+    help="Each transcript is a run of its own (JSON Lines out); without it, the transcripts "
+    "are the rounds of one run, in order.",
+)
+@click.option("--rejects", help="Write runs that make no valid record here (JSONL).")
+@click.option("--losses", help="Write each run's losses, derived values and problems (JSONL).")
+@click.option("--quiet", "-q", is_flag=True, help="Only the summary.")
+@click.option("--max-errors", default=100, type=click.IntRange(min=0), help=_MAX_ERRORS_HELP)
+def import_command(
+    transcripts: tuple[str, ...],
+    harness: str,
+    to: str,
+    output: str,
+    sets: tuple[str, ...],
+    sidecar: str | None,
+    conversation: str | None,
+    each: bool,
+    rejects: str | None,
+    losses: str | None,
+    quiet: bool,
+    max_errors: int,
+) -> None:
+    """Make run records from agent transcripts (Claude Code, Codex, Cline, OpenCode)."""
+    from agentruns import transcripts as readers
+    from agentruns.transcripts._record import RecordError, to_record
+
+    values = _sidecar(sidecar) if sidecar else {}
+    values.update(_set_value(text) for text in sets)
+    runs = [[name] for name in transcripts] if each else [list(transcripts)]
+    named = {"-o": output, "--rejects": rejects or "-", "--losses": losses or "-"}
+    extra_inputs = [p for p in (sidecar, conversation) if p]
+    try:
+        refuse_overlaps((*transcripts, *extra_inputs), named)
+    except OutputError as error:
+        raise _Usage(str(error)) from None
+    messages = _Messages(max_errors, quiet, err=True)
+    made = failed = troubled = 0
+    with ExitStack() as stack:
+        out = _open_output(output, stack)
+        reject_out = _open_output(rejects, stack) if rejects else None
+        loss_out = _open_output(losses, stack) if losses else None
+        for names in runs:
+            where = names[0] if len(names) == 1 else f"{names[0]} (+{len(names) - 1} rounds)"
+            try:
+                transcript = readers.load(names, harness, conversation=conversation)
+            except readers.TranscriptError as error:
+                raise _Usage(str(error)) from None
+            for problem in transcript.problems:
+                messages.say(f"{problem}")
+            troubled += bool(transcript.problems)
+            try:
+                imported = to_record(transcript.run, to, values)
+            except RecordError as error:
+                failed += 1
+                messages.say(f"{where}: {error}")
+                for pointer, message in error.problems:
+                    messages.say(f"{where}: {pointer or '/'}: {message}")
+                if reject_out is not None:
+                    line = {
+                        "file": names,
+                        "error": str(error),
+                        "problems": [list(p) for p in error.problems],
+                    }
+                    _write(reject_out, json.dumps(line).encode() + b"\n", rejects or "")
+                continue
+            made += 1
+            record = imported.record
+            _write(out, record.__pydantic_serializer__.to_json(record) + b"\n", output)
+            if loss_out is not None:
+                report = {
+                    "file": names,
+                    "harness": transcript.harness,
+                    "losses": [{"pointer": x.pointer, "reason": x.reason} for x in imported.losses],
+                    "derived": [
+                        {"pointer": d.pointer, "value": d.value, "reason": d.reason}
+                        for d in imported.derived
+                    ],
+                    "problems": [str(p) for p in transcript.problems],
+                    "skipped": dict(transcript.skipped),
+                }
+                _write(loss_out, json.dumps(report).encode() + b"\n", losses or "")
+        for writer, name in ((out, output), (reject_out, rejects), (loss_out, losses)):
+            if isinstance(writer, Output):
+                if writer is out and not made and writer.replaces:
+                    writer.abort()
+                    continue
+                _commit(writer, name or "")
+        stack.pop_all()
+    _err(
+        f"{len(runs)} run{'s' if len(runs) != 1 else ''} from {len(transcripts)} transcript"
+        f"{'s' if len(transcripts) != 1 else ''}: {made} written as {to}, {failed} rejected"
+        + (f"; {troubled} with problems" if troubled else "")
+        + messages.summary("--losses FILE lists every problem; --max-errors 0 prints all")
+    )
+    sys.exit(EXIT_INVALID if failed or troubled else EXIT_OK)
 
 
 @main.command("show", epilog=_EPILOG)

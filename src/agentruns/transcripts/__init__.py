@@ -1,0 +1,369 @@
+"""Run records from what an agent printed: Claude Code, Codex, Cline and OpenCode event
+streams, and any harness described in eval-magic's TOML descriptor format.
+
+``read(path, harness=...)`` gives the canonical run, which any format writes
+(``agentruns.from_canonical``); ``load`` gives the run with everything the reading met: each
+round's summary, the problems (bad lines, unpaired calls, a stream cut short), the event
+types skipped and the permission denials. A stream is read line by line; a bad line is a
+problem, never a stop.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from functools import cache
+from importlib import resources
+from itertools import islice
+from pathlib import Path
+from typing import Literal, TypeVar
+
+from pydantic import MISSING, TypeAdapter, ValidationError
+
+from agentruns.canonical import Run, Status, Step
+from agentruns.transcripts import _claude, _cline, _codex, _declarative, _opencode
+from agentruns.transcripts._declarative import Descriptor, DescriptorError
+from agentruns.transcripts._stream import JsonObject, events
+from agentruns.transcripts._summary import (
+    Denial,
+    Message,
+    Problem,
+    Summary,
+    ToolCall,
+)
+from agentruns_generated._json import JsonValue
+
+__all__ = [
+    "HARNESSES",
+    "Denial",
+    "Descriptor",
+    "DescriptorError",
+    "Message",
+    "Problem",
+    "Summary",
+    "ToolCall",
+    "Transcript",
+    "TranscriptError",
+    "descriptor",
+    "detect",
+    "load",
+    "read",
+    "summarize",
+]
+
+HarnessName = Literal["claude-code", "codex", "cline", "opencode"]
+HARNESSES: tuple[HarnessName, ...] = ("claude-code", "codex", "cline", "opencode")
+"""The built-in harnesses, by the names ``--harness`` takes."""
+
+DEFAULT_MAX_RESULT = 1 << 20
+"""Largest tool result kept whole, in characters; a longer one is cut there and the cut
+reported (eval-magic keeps results whole; one command's megabytes of output would make a
+record nobody can open)."""
+
+
+class TranscriptError(ValueError):
+    """A transcript that cannot be read at all: no such file, no harness recognized, a bad
+    descriptor or conversation file."""
+
+
+N = TypeVar("N", int, float)
+
+_Reader = Callable[[str, Summary], None]
+_NAMED: dict[str, _Reader] = {
+    "claude-stream-json": _claude.read,
+    "cline-json": _cline.read,
+    "opencode-events": _opencode.read,
+}
+
+
+@cache
+def _builtin(name: HarnessName) -> Descriptor:
+    text = resources.files(__name__).joinpath("harnesses", f"{name}.toml").read_text("utf-8")
+    import tomllib
+
+    return _declarative.parse(tomllib.loads(text), f"{name}.toml")
+
+
+def descriptor(harness: str) -> Descriptor:
+    """A built-in harness's descriptor by name, or one read from a ``.toml`` file."""
+    if harness in HARNESSES:
+        return _builtin(harness)
+    if harness.endswith(".toml"):
+        try:
+            return _declarative.load(harness)
+        except DescriptorError as error:
+            raise TranscriptError(str(error)) from None
+    choices = ", ".join((*HARNESSES, "auto"))
+    raise TranscriptError(f"unknown harness {harness!r} (choose {choices}, or a .toml file)")
+
+
+_LOOKS: tuple[tuple[HarnessName, Callable[[JsonObject], bool]], ...] = (
+    (
+        "codex",
+        lambda v: (
+            isinstance(v.get("type"), str)
+            and str(v["type"]).startswith(("thread.", "turn.", "item."))
+        ),
+    ),
+    ("cline", _cline.looks_like),
+    ("opencode", _opencode.looks_like),
+    ("claude-code", _claude.looks_like),
+)
+_SNIFF = 50
+"""Events looked at to recognize a harness (the first few are enough: every harness opens
+with events only it writes)."""
+
+
+def detect(path: str) -> HarnessName:
+    """The harness that wrote a transcript, from its first events."""
+    votes: Counter[HarnessName] = Counter()
+    scratch = Summary("auto", path)
+    try:
+        for _, value in islice(events(path, scratch), _SNIFF):
+            for name, looks in _LOOKS:
+                if looks(value):
+                    votes[name] += 1
+                    break
+    except OSError as error:
+        raise TranscriptError(f"{path}: {error.strerror or error}") from None
+    if not votes:
+        raise TranscriptError(
+            f"{path}: no event of a known harness in its first {_SNIFF} lines; "
+            "name the harness (--harness)"
+        )
+    return votes.most_common(1)[0][0]
+
+
+def summarize(path: str, harness: str = "auto", *, max_result: int = DEFAULT_MAX_RESULT) -> Summary:
+    """One event stream read into its summary (``harness``: a name, ``auto`` or a ``.toml``)."""
+    spec = descriptor(detect(path) if harness == "auto" else harness)
+    summary = Summary(spec.label, path)
+    table = spec.transcript
+    try:
+        if table.parser is None:
+            _declarative.run(spec, path, summary)
+        elif table.parser == "codex-items":
+            _declarative.run(_builtin("codex"), path, summary)
+        else:
+            _NAMED[table.parser](path, summary)
+        denials = table.permission_denials_parser
+        if denials == "codex-items":
+            log = _codex.stderr_of(path)
+            if log is not None:
+                _codex.denials(log, summary)
+        elif denials is not None and denials != table.parser:
+            scratch = Summary(spec.label, path)
+            _NAMED[denials](path, scratch)
+            summary.denials.extend(scratch.denials)
+    except OSError as error:
+        raise TranscriptError(f"{path}: {error.strerror or error}") from None
+    _cap_results(summary, max_result)
+    return summary
+
+
+def _cap_results(summary: Summary, limit: int) -> None:
+    for call in summary.tool_invocations:
+        if call.result is not None and len(call.result) > limit:
+            size = len(call.result)
+            call.result = call.result[:limit]
+            summary.problem(
+                call.line, f"tool result of {call.name} cut to {limit} of {size} characters"
+            )
+
+
+@dataclass(frozen=True, slots=True)
+class Transcript:
+    """A run read from one or more event streams (one per round of a multi-turn run)."""
+
+    harness: str
+    rounds: tuple[Summary, ...]
+    run: Run
+    problems: tuple[Problem, ...]
+    denials: tuple[Denial, ...]
+    skipped: Counter[str]
+
+    @property
+    def complete(self) -> bool:
+        """Whether the run ended as its harness ends a successful run."""
+        return self.run.status == "completed"
+
+
+def read(
+    paths: str | Path | Sequence[str | Path],
+    harness: str = "auto",
+    *,
+    conversation: str | Path | None = None,
+    max_result: int = DEFAULT_MAX_RESULT,
+) -> Run:
+    """The canonical run of a transcript (several paths: the rounds of one run, in order)."""
+    return load(paths, harness, conversation=conversation, max_result=max_result).run
+
+
+def load(
+    paths: str | Path | Sequence[str | Path],
+    harness: str = "auto",
+    *,
+    conversation: str | Path | None = None,
+    max_result: int = DEFAULT_MAX_RESULT,
+) -> Transcript:
+    """The run and all that reading it met. ``conversation`` is eval-magic's runner-owned
+    ``conversation.json`` for a multi-turn run; when given, the run's messages and tool calls
+    are the conversation's (as eval-magic records them), the rounds give tokens and time."""
+    names = [str(paths)] if isinstance(paths, str | Path) else [str(p) for p in paths]
+    if not names:
+        raise TranscriptError("no transcript given")
+    chosen = detect(names[0]) if harness == "auto" else harness
+    spec = descriptor(chosen)
+    rounds = tuple(summarize(name, chosen, max_result=max_result) for name in names)
+    problems = [p for r in rounds for p in r.problems]
+    skipped: Counter[str] = Counter()
+    for r in rounds:
+        skipped.update(r.skipped)
+    problems += _session_problems(rounds)
+    talk = _conversation(conversation) if conversation is not None else None
+    run = _run(spec, rounds, talk, problems)
+    return Transcript(
+        spec.label,
+        rounds,
+        run,
+        tuple(problems),
+        tuple(d for r in rounds for d in r.denials),
+        skipped,
+    )
+
+
+def _session_problems(rounds: tuple[Summary, ...]) -> list[Problem]:
+    first = rounds[0].session_id
+    return [
+        Problem(r.source, 0, f"session {r.session_id!r} is not round 1's session {first!r}")
+        for r in rounds[1:]
+        if first is not None and r.session_id is not None and r.session_id != first
+    ]
+
+
+def _conversation(path: str | Path) -> JsonObject:
+    from agentruns.models import Conversation
+
+    adapter: TypeAdapter[Conversation] = TypeAdapter(Conversation)
+    try:
+        value = adapter.validate_json(Path(path).read_bytes())
+    except OSError as error:
+        raise TranscriptError(f"{path}: {error.strerror or error}") from None
+    except ValidationError as error:
+        first = error.errors()[0]
+        where = "/" + "/".join(str(part) for part in first["loc"][1:])
+        raise TranscriptError(f"{path}: not a conversation: {where}: {first['msg']}") from None
+    dumped = adapter.dump_python(value, mode="json")
+    if not isinstance(dumped, dict):
+        raise TranscriptError(f"{path}: not a conversation")
+    return dumped
+
+
+def _total(values: list[int | None], how: Literal["sum", "last"]) -> int | None:
+    if how == "last":
+        return values[-1]
+    return None if any(v is None for v in values) else sum(v for v in values if v is not None)
+
+
+def _run(
+    spec: Descriptor,
+    rounds: tuple[Summary, ...],
+    talk: JsonObject | None,
+    problems: list[Problem],
+) -> Run:
+    last = rounds[-1]
+    how = spec.aggregation
+    steps: list[Step] = []
+    if talk is None:
+        calls = 0
+        for r in rounds:
+            for event in r.events:
+                if isinstance(event, ToolCall):
+                    steps.append(_tool_step(event, calls))
+                    calls += 1
+                else:
+                    steps.append(_message_step(event.text, event.at))
+        final = last.final_text
+    else:
+        final = None
+        for item in _events_of(talk):
+            if item.get("type") == "tool_invocation" and isinstance(item.get("name"), str):
+                steps.append(_conversation_tool(item))
+            elif item.get("type") == "assistant_message" and isinstance(item.get("text"), str):
+                final = str(item["text"])
+                steps.append(_message_step(final, None))
+    status: Status = "completed" if last.ending == "completed" else "failed"
+    reasons = [r.reason for r in rounds if r.ending != "completed" and r.reason is not None]
+    ended = last.ended_at
+    if status != "completed" and last.reason is not None:
+        steps.append(
+            Step(
+                kind="event",
+                name="error",
+                status="failed",
+                message=last.reason,
+                started_at=MISSING if ended is None else ended,
+            )
+        )
+    elif reasons:
+        problems.append(Problem(last.source, 0, f"an earlier round did not finish: {reasons[0]}"))
+    starts = [r.started_at for r in rounds if r.started_at is not None]
+    ends = [r.ended_at for r in rounds if r.ended_at is not None]
+    denials = [d.as_json() for r in rounds for d in r.denials]
+    session = next((r.session_id for r in rounds if r.session_id is not None), None)
+    cost = [r.cost_usd for r in rounds]
+    return Run(
+        run_id=session if session is not None else MISSING,
+        framework=spec.label,
+        status=status,
+        started_at=min(starts) if starts else MISSING,
+        ended_at=max(ends) if ends else MISSING,
+        final_message=final if final is not None else MISSING,
+        steps=tuple(steps),
+        total_tokens=_or_missing(_total([r.total_tokens for r in rounds], how)),
+        input_tokens=_or_missing(_total([r.input_tokens for r in rounds], how)),
+        output_tokens=_or_missing(_total([r.output_tokens for r in rounds], how)),
+        cost_usd=_or_missing(None if None in cost else sum(c for c in cost if c is not None)),
+        duration_ms=_or_missing(_total([r.duration_ms for r in rounds], "sum")),
+        conversation=talk if talk is not None else MISSING,
+        extra={"permission_denials": list[JsonValue](denials)} if denials else MISSING,
+    )
+
+
+def _or_missing(value: N | None) -> N | MISSING:
+    return MISSING if value is None else value
+
+
+def _events_of(talk: JsonObject) -> list[JsonObject]:
+    found = talk.get("events")
+    return [e for e in found if isinstance(e, dict)] if isinstance(found, list) else []
+
+
+def _tool_step(call: ToolCall, ordinal: int) -> Step:
+    return Step(
+        kind="tool_call",
+        name=call.name,
+        index=ordinal,
+        input=call.args,
+        output=call.result if call.result is not None else MISSING,
+        status="error" if call.is_error else MISSING,
+        started_at=MISSING if call.at is None else call.at,
+    )
+
+
+def _conversation_tool(event: JsonObject) -> Step:
+    ordinal = event.get("ordinal")
+    result = event.get("result")
+    return Step(
+        kind="tool_call",
+        name=str(event["name"]),
+        index=ordinal if isinstance(ordinal, int) else MISSING,
+        input=event.get("args", MISSING),
+        output=result if isinstance(result, str) else MISSING,
+    )
+
+
+def _message_step(text: str, at: datetime | None) -> Step:
+    return Step(kind="message", message=text, started_at=MISSING if at is None else at)

@@ -1,0 +1,103 @@
+"""A transcript's run written as a record of one format, completed by values the user gives.
+
+A transcript does not hold everything a format requires (portable's eval id and prompt,
+cortex's kind, AgentRun's agent id). Where the format's writer would have to make such a
+value up, the user must give it (``--set``); a made-up eval id would look like data. Values
+the writer derives from what the run does hold (an event's time from the run's start) are
+kept and listed as derived. Fields of the run the format has no place for are losses.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from pydantic import MISSING, BaseModel, ValidationError
+
+from agentruns.canonical import FIELDS, Run
+from agentruns.conversion import Derived, Loss, format_for
+from agentruns.detect import MODELS
+from agentruns.io import error_pointers
+from agentruns_generated._json import JsonValue
+
+
+@dataclass(frozen=True, slots=True)
+class Imported:
+    record: BaseModel
+    losses: tuple[Loss, ...]
+    derived: tuple[Derived, ...]
+
+
+class RecordError(ValueError):
+    """The run cannot be made a valid record of the format: values missing or not valid."""
+
+    def __init__(self, message: str, problems: tuple[tuple[str, str], ...]) -> None:
+        super().__init__(message)
+        self.problems = problems
+
+
+def _top(pointer: str) -> str | None:
+    parts = pointer.split("/")
+    return parts[1].replace("~1", "/").replace("~0", "~") if len(parts) == 2 else None
+
+
+def _set(document: dict[str, JsonValue], key: str, value: JsonValue) -> None:
+    """Set a top-level property, or the property a JSON pointer names (objects on the way
+    are made as needed)."""
+    if not key.startswith("/"):
+        document[key] = value
+        return
+    parts = [p.replace("~1", "/").replace("~0", "~") for p in key[1:].split("/")]
+    target: dict[str, JsonValue] = document
+    for part in parts[:-1]:
+        inner = target.get(part)
+        if not isinstance(inner, dict):
+            inner = {}
+            target[part] = inner
+        target = inner
+    target[parts[-1]] = value
+
+
+def to_record(run: Run, to: str, values: Mapping[str, JsonValue]) -> Imported:
+    """The run as a record of format ``to``, with ``values`` (property names or JSON
+    pointers) set on it; validated once, as a whole, by the format's model."""
+    try:
+        model = MODELS[to]
+    except KeyError:
+        raise RecordError(f"unknown format {to!r}", ()) from None
+    fmt = format_for(model)
+    written = fmt.write(run)
+    given = {key if key.startswith("/") else "/" + key for key in values}
+    missing = [d for d in written.derived if _top(d.pointer) is not None and d.pointer not in given]
+    if missing:
+        names = ", ".join(d.pointer[1:] for d in missing)
+        problems = tuple(
+            (d.pointer, f"the transcript does not give it ({d.reason}); --set {d.pointer[1:]}=...")
+            for d in missing
+        )
+        raise RecordError(f"{to} needs values the transcript does not give: {names}", problems)
+    document = written.record.model_dump(mode="json", by_alias=True)
+    for key, value in values.items():
+        _set(document, key, value)
+    try:
+        record = model.model_validate(document)
+    except ValidationError as error:
+        problems = tuple(error_pointers(error, document))
+        said = "; ".join(f"{p or '/'}: {m}" for p, m in problems[:3])
+        raise RecordError(f"not a valid {to} record: {said}", problems) from None
+    kept = [d for d in written.derived if d.pointer not in given]
+    back = fmt.read(record)
+    losses: list[Loss] = []
+    for name in FIELDS:
+        value = getattr(run, name)
+        if value is MISSING or getattr(back, name) == value or fmt.pointer(name) in given:
+            continue
+        if name == "steps" and isinstance(value, tuple):
+            shown = getattr(back, name)
+            count = len(shown) if isinstance(shown, tuple) else 0
+            kinds = ", ".join(sorted({step.kind for step in value}))
+            reason = f"{to} keeps {count} of {len(value)} steps, not all their fields ({kinds})"
+        else:
+            reason = f"{to} has no place for the transcript's {name}"
+        losses.append(Loss(f"/{name}", reason))
+    return Imported(record, tuple(losses), tuple(kept))

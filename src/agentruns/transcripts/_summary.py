@@ -1,0 +1,128 @@
+"""What a reader takes out of one event stream, before it becomes a canonical run.
+
+The shape follows eval-magic's transcript summary (tool invocations with ordinals, ordered
+events, final text, tokens, duration, permission denials), so its tests can be checked
+against ours value for value, plus what eval-magic has no place for: the problems met while
+reading, the event types skipped, and whether the stream ended as the harness ends a run.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Literal
+
+from pydantic import MISSING
+
+from agentruns_generated._json import JsonValue
+
+GUARD_PREFIX = "eval guard: "
+"""Refusals by eval-magic's write guard start so (its hook writes the reason this way)."""
+
+
+@dataclass(slots=True)
+class ToolCall:
+    """One tool invocation: ``args`` is ``MISSING`` when the harness showed none, ``result``
+    is ``None`` when no result was paired with the call."""
+
+    name: str
+    ordinal: int
+    args: JsonValue | MISSING = MISSING
+    result: str | None = None
+    call_id: str | None = None
+    is_error: bool = False
+    line: int = 0
+    at: datetime | None = None
+
+
+@dataclass(slots=True)
+class Message:
+    """One assistant message."""
+
+    text: str
+    line: int = 0
+    at: datetime | None = None
+
+
+Event = ToolCall | Message
+
+
+@dataclass(frozen=True, slots=True)
+class Denial:
+    """A tool call the harness refused: the tool, why, and the names (never the values) of
+    the arguments it was called with."""
+
+    tool: str
+    reason: str | None
+    input_keys: tuple[str, ...]
+
+    @property
+    def by_guard(self) -> bool:
+        return self.reason is not None and self.reason.startswith(GUARD_PREFIX)
+
+    def as_json(self) -> dict[str, JsonValue]:
+        value: dict[str, JsonValue] = {"tool": self.tool}
+        if self.reason is not None:
+            value["reason"] = self.reason
+        value["input_keys"] = list(self.input_keys)
+        return value
+
+
+@dataclass(frozen=True, slots=True)
+class Problem:
+    """Something wrong in a stream: where (``line`` 0 for the stream as a whole) and what."""
+
+    source: str
+    line: int
+    message: str
+
+    def __str__(self) -> str:
+        where = f"{self.source}:{self.line}" if self.line else self.source
+        return f"{where}: {self.message}"
+
+
+Ending = Literal["completed", "failed", "cut"]
+"""How a stream ended: as the harness ends a successful run, with an error, or without the
+harness's closing event (the capture was cut short)."""
+
+
+@dataclass(slots=True)
+class Summary:
+    """One stream read: everything later steps need, in harness-neutral terms."""
+
+    harness: str
+    source: str
+    session_id: str | None = None
+    events: list[Event] = field(default_factory=list)
+    final_text: str | None = None
+    total_tokens: int | None = None
+    input_tokens: int | None = None
+    output_tokens: int | None = None
+    cost_usd: float | None = None
+    duration_ms: int | None = None
+    started_at: datetime | None = None
+    ended_at: datetime | None = None
+    denials: list[Denial] = field(default_factory=list)
+    problems: list[Problem] = field(default_factory=list)
+    skipped: Counter[str] = field(default_factory=Counter)
+    """Events of a type the reader does not consume, by type (``"?"``: no type at all)."""
+    ending: Ending = "cut"
+    reason: str | None = None
+    """Why the run did not end as completed (the harness's error, or the cut)."""
+
+    @property
+    def tool_invocations(self) -> list[ToolCall]:
+        return [event for event in self.events if isinstance(event, ToolCall)]
+
+    def problem(self, line: int, message: str) -> None:
+        self.problems.append(Problem(self.source, line, message))
+
+    def seen(self, at: datetime | None) -> None:
+        """Widen the run's time span to include ``at`` (streams are not always in order)."""
+        if at is None:
+            return
+        if self.started_at is None or at < self.started_at:
+            self.started_at = at
+        if self.ended_at is None or at > self.ended_at:
+            self.ended_at = at
