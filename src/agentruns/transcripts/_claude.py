@@ -124,11 +124,12 @@ def read(path: str, summary: Summary) -> None:
     last_texts: list[str] = []
     result: ResultEvent | None = None
     for line, value in events(path, summary):
-        kind = value.get("type")
-        model = _MODELS.get(kind) if isinstance(kind, str) else None
+        found = value.get("type")
+        kind = found if isinstance(found, str) else "?"
+        model = _MODELS.get(kind)
         if model is None:
             if kind not in _IGNORED:
-                summary.skipped[kind if isinstance(kind, str) else "?"] += 1
+                summary.skipped[kind] += 1
             continue
         event = typed(model, value, line, summary)
         if isinstance(event, SystemEvent):

@@ -123,11 +123,12 @@ def read(path: str, summary: Summary) -> None:
         session = value.get("sessionID")
         if summary.session_id is None and isinstance(session, str):
             summary.session_id = session
-        kind = value.get("type")
-        model = _MODELS.get(kind) if isinstance(kind, str) else None
+        found = value.get("type")
+        kind = found if isinstance(found, str) else "?"
+        model = _MODELS.get(kind)
         if model is None:
             if kind not in _IGNORED:
-                summary.skipped[kind if isinstance(kind, str) else "?"] += 1
+                summary.skipped[kind] += 1
             continue
         event = typed(model, value, line, summary)
         if isinstance(event, ToolUse):

@@ -58,17 +58,37 @@ def _set(document: dict[str, JsonValue], key: str, value: JsonValue) -> None:
     target[parts[-1]] = value
 
 
+def _required(model: type[BaseModel]) -> frozenset[str]:
+    return frozenset(
+        field.alias or name for name, field in model.model_fields.items() if field.is_required()
+    )
+
+
+def _model(to: str) -> type[BaseModel]:
+    try:
+        return MODELS[to]
+    except KeyError:
+        raise RecordError(f"unknown format {to!r}", ()) from None
+
+
+def needed(run: Run, to: str) -> tuple[Derived, ...]:
+    """The values format ``to`` requires that the run does not hold: what its writer would
+    have to make up (an optional value it derives from the run's own data is fine)."""
+    model = _model(to)
+    required = _required(model)
+    written = format_for(model).write(run)
+    return tuple(d for d in written.derived if _top(d.pointer) in required)
+
+
 def to_record(run: Run, to: str, values: Mapping[str, JsonValue]) -> Imported:
     """The run as a record of format ``to``, with ``values`` (property names or JSON
     pointers) set on it; validated once, as a whole, by the format's model."""
-    try:
-        model = MODELS[to]
-    except KeyError:
-        raise RecordError(f"unknown format {to!r}", ()) from None
+    model = _model(to)
     fmt = format_for(model)
     written = fmt.write(run)
     given = {key if key.startswith("/") else "/" + key for key in values}
-    missing = [d for d in written.derived if _top(d.pointer) is not None and d.pointer not in given]
+    required = _required(model)
+    missing = [d for d in written.derived if _top(d.pointer) in required and d.pointer not in given]
     if missing:
         names = ", ".join(d.pointer[1:] for d in missing)
         problems = tuple(

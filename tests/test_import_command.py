@@ -1,0 +1,172 @@
+"""``agentruns import``: transcripts in, validated records out, with what is missing named."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+from click.testing import CliRunner, Result
+
+from agentruns.cli import main
+from agentruns.transcripts import read
+
+SAMPLES = Path(__file__).parent / "fixtures" / "upstream" / "eval-magic" / "transcripts"
+CLAUDE = SAMPLES / "claude-code" / "record-runs-one-tool.jsonl"
+CODEX = SAMPLES / "codex" / "full-summary.jsonl"
+PORTABLE_VALUES = [
+    "--set",
+    "eval_id=eval-7",
+    "--set",
+    "condition=with_skill",
+    "--set",
+    "skill_path=null",
+    "--set",
+    "prompt=Fix the date.",
+    "--set",
+    "files=[]",
+]
+
+
+def invoke(*args: str) -> Result:
+    return CliRunner().invoke(main, list(args), catch_exceptions=False)
+
+
+def test_import_writes_a_record_from_a_transcript_and_the_values_given() -> None:
+    result = invoke("import", str(CLAUDE), "--to", "portable", *PORTABLE_VALUES)
+    assert result.exit_code == 0, result.output
+    record = json.loads(result.stdout)
+    assert record["eval_id"] == "eval-7"
+    assert record["skill_path"] is None
+    assert record["files"] == []
+    assert record["final_message"] == "Closing summary from claude -p."
+    assert record["tool_invocations"] == [
+        {"name": "Bash", "args": {"command": "bun test"}, "result": "ok", "ordinal": 0}
+    ]
+    assert record["total_tokens"] == 125
+    assert record["duration_ms"] == 30000
+
+
+def test_import_names_every_required_value_the_transcript_does_not_give() -> None:
+    result = invoke("import", str(CLAUDE), "--to", "portable", "--set", "eval_id=e")
+    assert result.exit_code == 1
+    assert result.stdout == ""
+    for name in ("condition", "skill_path", "prompt", "files"):
+        assert f"--set {name}=" in result.stderr
+    assert "--set eval_id=" not in result.stderr
+
+
+def test_set_reads_a_value_as_json_when_it_parses_and_as_text_otherwise() -> None:
+    values = ["--set", "kind=implement", "--set", "/next_action=42 apples"]
+    result = invoke("import", str(CODEX), "--to", "cortex", *values)
+    assert result.exit_code == 0, result.output
+    record = json.loads(result.stdout)
+    assert record["kind"] == "implement"
+    assert record["next_action"] == "42 apples"
+    bad = invoke("import", str(CODEX), "--to", "cortex", "--set", "kind=7")
+    assert bad.exit_code == 1
+    assert "/kind" in bad.stderr
+
+
+def test_a_sidecar_gives_values_and_set_wins_over_it(tmp_path: Path) -> None:
+    sidecar = tmp_path / "values.json"
+    sidecar.write_text(json.dumps({"agent_id": "from-file", "goal": "Fix it."}))
+    args = ["import", str(CODEX), "--to", "agentrun", "--sidecar", str(sidecar)]
+    result = invoke(*args, "--set", "agent_id=from-set")
+    assert result.exit_code == 0, result.output
+    record = json.loads(result.stdout)
+    assert record["agent_id"] == "from-set"
+    assert record["goal"] == "Fix it."
+    assert record["framework"] == "codex"
+    assert record["run_id"] == "thread-codex-1"
+
+
+def test_losses_name_what_the_target_format_cannot_hold(tmp_path: Path) -> None:
+    losses = tmp_path / "losses.jsonl"
+    args = ["--set", "agent_id=a", "--set", "goal=g", "--losses", str(losses)]
+    result = invoke("import", str(CODEX), "--to", "agentrun", *args)
+    assert result.exit_code == 0, result.output
+    report = json.loads(losses.read_text())
+    assert {loss["pointer"] for loss in report["losses"]} >= {"/total_tokens", "/duration_ms"}
+
+
+def test_a_transcript_cut_short_is_a_failed_run_with_its_reason_and_exit_1() -> None:
+    cut = SAMPLES / "claude-code" / "no-result-event.jsonl"
+    values = [
+        "--set",
+        "kind=implement",
+        "--set",
+        "run_id=r",
+        "--set",
+        "started_at=2026-01-01T00:00:00Z",
+    ]
+    result = invoke("import", str(cut), "--to", "cortex", *values)
+    assert result.exit_code == 1
+    record = json.loads(result.stdout)
+    assert record["status"] == "failed"
+    assert record["events"][-1]["type"] == "error"
+    assert "without Claude Code's closing result event" in record["events"][-1]["message"]
+    assert "with problems" in result.stderr
+
+
+def test_several_transcripts_are_the_rounds_of_one_run_and_each_makes_one_run_each() -> None:
+    folder = SAMPLES / "codex"
+    turns = [str(folder / f"multiturn-scripted.turn-{n}.jsonl") for n in (1, 2, 3)]
+    one = invoke("import", *turns, "--to", "agentrun", "--set", "agent_id=a", "--set", "goal=g")
+    assert one.exit_code == 0, one.output
+    assert json.loads(one.stdout)["result"]["summary"] == "Updated the date handling."
+    each = invoke(
+        "import", "--each", *turns, "--to", "agentrun", "--set", "agent_id=a", "--set", "goal=g"
+    )
+    assert each.exit_code == 0, each.output
+    assert len(each.stdout.splitlines()) == 3
+
+
+def test_codex_denials_come_from_the_sibling_stderr_log(tmp_path: Path) -> None:
+    folder = SAMPLES / "codex"
+    for name in ("permission-denial-events.jsonl", "permission-denial-stderr.log"):
+        shutil.copy(folder / name, tmp_path / name)
+    values = ["--set", "agent_id=a", "--set", "goal=g"]
+    result = invoke(
+        "import", str(tmp_path / "permission-denial-events.jsonl"), "--to", "agentrun", *values
+    )
+    assert result.exit_code == 0, result.output
+    denials = json.loads(result.stdout)["permission_denials"]
+    assert denials == [
+        {"tool": "Bash", "reason": "This command requires approval", "input_keys": ["command"]}
+    ]
+
+
+def test_an_unknown_harness_is_a_usage_error_naming_the_choices() -> None:
+    result = invoke("import", str(CODEX), "--harness", "vim", "--to", "portable")
+    assert result.exit_code == 2
+    assert "claude-code, codex, cline, opencode, auto" in result.stderr
+
+
+def test_a_descriptor_file_is_a_harness(tmp_path: Path) -> None:
+    descriptor = (
+        Path(__file__).parent
+        / "fixtures"
+        / "upstream"
+        / "eval-magic"
+        / "declarative"
+        / "codex.toml"
+    )
+    run = read(CODEX, str(descriptor))
+    assert run.run_id == "thread-codex-1"
+    assert run.total_tokens == 45
+
+
+def test_the_python_api_returns_the_canonical_run() -> None:
+    run = read(CLAUDE, harness="claude-code")
+    assert run.status == "completed"
+    assert run.final_message == "Closing summary from claude -p."
+    assert run.framework == "claude-code"
+
+
+def test_import_never_overwrites_its_input(tmp_path: Path) -> None:
+    copy = tmp_path / "t.jsonl"
+    shutil.copy(CLAUDE, copy)
+    result = invoke("import", str(copy), "--to", "portable", "-o", str(copy), *PORTABLE_VALUES)
+    assert result.exit_code == 2
+    assert copy.read_bytes() == CLAUDE.read_bytes()
