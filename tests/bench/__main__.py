@@ -7,6 +7,7 @@ JSONL files, so the ratios are comparable. ``nox -s bench`` runs it.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import statistics
 import subprocess
@@ -245,6 +246,70 @@ def bench_import(runs: int) -> None:
     print(f"click, rich loaded by import agentruns: {loaded}")
 
 
+def _claude_transcript(path: Path, megabytes: int) -> int:
+    """A Claude Code stream of about ``megabytes``: tool calls with 2 KB results and
+    messages, in the shape ``claude -p --output-format stream-json`` prints. Returns the
+    number of events written."""
+    output = "x" * 2000
+    target = megabytes << 20
+    events = 0
+    with path.open("w", encoding="utf-8") as out:
+        out.write(json.dumps({"type": "system", "subtype": "init", "session_id": "s-1"}) + "\n")
+        size = 0
+        while size < target:
+            use = {
+                "type": "tool_use",
+                "id": f"t{events}",
+                "name": "Bash",
+                "input": {"command": f"ls {events}"},
+            }
+            said = {"type": "text", "text": f"step {events}"}
+            answer = {"type": "tool_result", "tool_use_id": f"t{events}", "content": output}
+            for line in (
+                {"type": "assistant", "message": {"content": [said, use]}},
+                {"type": "user", "message": {"content": [answer]}},
+            ):
+                text = json.dumps(line) + "\n"
+                out.write(text)
+                size += len(text)
+            events += 2
+        usage = {"input_tokens": 1, "output_tokens": 2}
+        out.write(
+            json.dumps(
+                {
+                    "type": "result",
+                    "is_error": False,
+                    "result": "done",
+                    "duration_ms": 1,
+                    "usage": usage,
+                }
+            )
+            + "\n"
+        )
+    return events + 2
+
+
+def bench_transcripts(workdir: Path, runs: int) -> None:
+    print("\n## import: a Claude Code transcript to a portable record (time, peak RSS)")
+    values = ("--set", "eval_id=e", "--set", "condition=c", "--set", "skill_path=null")
+    values += ("--set", "prompt=p", "--set", "files=[]")
+    for megabytes in (5, 50):
+        path = workdir / f"claude-{megabytes}.jsonl"
+        events = _claude_transcript(path, megabytes)
+        out = workdir / f"claude-{megabytes}.run.json"
+        command = ("import", "--quiet", str(path), "--to", "portable", "-o", str(out), *values)
+        seconds = _best(runs, partial(_cli, *command))
+        rss = _peak_rss_kib(*command)
+        record = out.stat().st_size / 2**20
+        print(
+            f"{megabytes:>3} MB, {events:,} events: {seconds:6.2f} s, "
+            f"{events / seconds:,.0f} events/s, {megabytes / seconds:5.1f} MB/s, "
+            f"peak RSS {rss / 1024:,.1f} MiB, record {record:,.1f} MiB"
+        )
+        path.unlink()
+        out.unlink()
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(prog="python -m tests.bench")
     parser.add_argument("--records", type=int, default=5000)
@@ -252,10 +317,12 @@ def main() -> int:
     parser.add_argument("--rss-small", type=int, default=10_000)
     parser.add_argument("--rss-large", type=int, default=200_000)
     parser.add_argument(
-        "--only", choices=["validate", "convert", "memory", "import"], action="append"
+        "--only",
+        choices=["validate", "convert", "memory", "import", "transcripts"],
+        action="append",
     )
     args = parser.parse_args()
-    chosen = set(args.only or ["validate", "convert", "memory", "import"])
+    chosen = set(args.only or ["validate", "convert", "memory", "import", "transcripts"])
     print(f"python {sys.version.split()[0]}, {os.cpu_count()} cpus")
     with tempfile.TemporaryDirectory(prefix="agentruns-bench-") as tmp:
         workdir = Path(tmp)
@@ -267,6 +334,8 @@ def main() -> int:
             bench_memory(workdir, args.rss_small, args.rss_large)
         if "import" in chosen:
             bench_import(11)
+        if "transcripts" in chosen:
+            bench_transcripts(workdir, args.runs)
     return 0
 
 

@@ -176,7 +176,7 @@ def _assistant(
         elif isinstance(block, ToolUseBlock):
             call = ToolCall(
                 name=block.name,
-                ordinal=len(summary.tool_invocations),
+                ordinal=summary.next_ordinal(),
                 args=block.input,
                 call_id=block.id,
                 line=line,

@@ -172,7 +172,7 @@ def _tool(
             return
         call = ToolCall(
             name=content.toolName,
-            ordinal=len(summary.tool_invocations),
+            ordinal=summary.next_ordinal(),
             args=args_of(content.toolName, content.input),
             call_id=key,
             line=line,

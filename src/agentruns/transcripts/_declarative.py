@@ -211,8 +211,9 @@ def run(descriptor: Descriptor, path: str, summary: Summary) -> None:
                     duration_field = found
                     used = True
         if extract.tools is not None and _matches(value, extract.tools.where):
-            call = _tool(extract.tools, value, len(summary.tool_invocations), line)
+            call = _tool(extract.tools, value, summary.calls, line)
             if call is not None:
+                summary.next_ordinal()
                 call.at = at
                 summary.events.append(call)
                 used = True

@@ -180,7 +180,7 @@ def _tool(part: ToolPart, line: int, summary: Summary) -> ToolCall:
     text = None if result is None else result if isinstance(result, str) else compact(result)
     call = ToolCall(
         name=part.tool,
-        ordinal=len(summary.tool_invocations),
+        ordinal=summary.next_ordinal(),
         args=state.input if isinstance(state.input, dict) else None,
         result=text,
         call_id=part.callID,

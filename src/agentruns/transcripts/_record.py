@@ -71,6 +71,14 @@ def _model(to: str) -> type[BaseModel]:
         raise RecordError(f"unknown format {to!r}", ()) from None
 
 
+def _plain(document: dict[str, object]) -> JsonValue:
+    """The document as JSON, for locating errors (which are rare: only then is this paid)."""
+    from pydantic_core import to_jsonable_python
+
+    plain: JsonValue = to_jsonable_python(document, by_alias=True)
+    return plain
+
+
 def needed(run: Run, to: str) -> tuple[Derived, ...]:
     """The values format ``to`` requires that the run does not hold: what its writer would
     have to make up (an optional value it derives from the run's own data is fine)."""
@@ -78,6 +86,26 @@ def needed(run: Run, to: str) -> tuple[Derived, ...]:
     required = _required(model)
     written = format_for(model).write(run)
     return tuple(d for d in written.derived if _top(d.pointer) in required)
+
+
+def _with_values(record: BaseModel, values: Mapping[str, JsonValue]) -> dict[str, object]:
+    """The record as input for its model, with ``values`` set. Top-level values only: the
+    record's own parts go in as they are (models, already valid, are not validated again,
+    and not copied: a transcript's record can be tens of megabytes)."""
+    if any(key.startswith("/") for key in values):
+        document: dict[str, JsonValue] = record.model_dump(mode="json", by_alias=True)
+        for key, value in values.items():
+            _set(document, key, value)
+        return dict(document)
+    fields = type(record).model_fields
+    shallow: dict[str, object] = {}
+    for name, field in fields.items():
+        value = getattr(record, name)
+        if value is not MISSING:
+            shallow[field.alias or name] = value
+    shallow.update(record.model_extra or {})
+    shallow.update(values)
+    return shallow
 
 
 def to_record(run: Run, to: str, values: Mapping[str, JsonValue]) -> Imported:
@@ -96,13 +124,11 @@ def to_record(run: Run, to: str, values: Mapping[str, JsonValue]) -> Imported:
             for d in missing
         )
         raise RecordError(f"{to} needs values the transcript does not give: {names}", problems)
-    document = written.record.model_dump(mode="json", by_alias=True)
-    for key, value in values.items():
-        _set(document, key, value)
+    document = _with_values(written.record, values)
     try:
         record = model.model_validate(document)
     except ValidationError as error:
-        problems = tuple(error_pointers(error, document))
+        problems = tuple(error_pointers(error, _plain(document)))
         said = "; ".join(f"{p or '/'}: {m}" for p, m in problems[:3])
         raise RecordError(f"not a valid {to} record: {said}", problems) from None
     kept = [d for d in written.derived if d.pointer not in given]

@@ -111,6 +111,13 @@ class Summary:
     reason: str | None = None
     """Why the run did not end as completed (the harness's error, or the cut)."""
 
+    calls: int = 0
+    """Tool calls so far (the next call's ordinal)."""
+
+    def next_ordinal(self) -> int:
+        self.calls += 1
+        return self.calls - 1
+
     @property
     def tool_invocations(self) -> list[ToolCall]:
         return [event for event in self.events if isinstance(event, ToolCall)]
