@@ -170,3 +170,16 @@ def test_import_never_overwrites_its_input(tmp_path: Path) -> None:
     result = invoke("import", str(copy), "--to", "portable", "-o", str(copy), *PORTABLE_VALUES)
     assert result.exit_code == 2
     assert copy.read_bytes() == CLAUDE.read_bytes()
+
+
+def test_a_value_given_is_what_derived_values_rest_on() -> None:
+    # Claude Code's stream has no times: cortex dates each event by the run's start, which
+    # here only the user gives
+    cut = SAMPLES / "claude-code" / "result-event-summary.jsonl"
+    start = "2026-08-21T09:00:00Z"
+    values = ["--set", "kind=implement", "--set", f"started_at={start}"]
+    result = invoke("import", str(cut), "--to", "cortex", *values)
+    assert result.exit_code == 0, result.output
+    events = json.loads(result.stdout)["events"]
+    assert events
+    assert {event["at"] for event in events} == {start}

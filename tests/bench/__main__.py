@@ -291,8 +291,8 @@ def _claude_transcript(path: Path, megabytes: int) -> int:
 
 def bench_transcripts(workdir: Path, runs: int) -> None:
     print("\n## import: a Claude Code transcript to a portable record (time, peak RSS)")
-    values = ("--set", "eval_id=e", "--set", "condition=c", "--set", "skill_path=null")
-    values += ("--set", "prompt=p", "--set", "files=[]")
+    values: tuple[str, ...] = ("--set", "eval_id=e", "--set", "condition=c")
+    values += ("--set", "skill_path=null", "--set", "prompt=p", "--set", "files=[]")
     for megabytes in (5, 50):
         path = workdir / f"claude-{megabytes}.jsonl"
         events = _claude_transcript(path, megabytes)

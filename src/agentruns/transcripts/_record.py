@@ -10,7 +10,7 @@ kept and listed as derived. Fields of the run the format has no place for are lo
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from pydantic import MISSING, BaseModel, ValidationError
 
@@ -108,9 +108,21 @@ def _with_values(record: BaseModel, values: Mapping[str, JsonValue]) -> dict[str
     return shallow
 
 
+def _validated(
+    model: type[BaseModel], written: BaseModel, values: Mapping[str, JsonValue], to: str
+) -> BaseModel:
+    document = _with_values(written, values)
+    try:
+        return model.model_validate(document)
+    except ValidationError as error:
+        problems = tuple(error_pointers(error, _plain(document)))
+        said = "; ".join(f"{p or '/'}: {m}" for p, m in problems[:3])
+        raise RecordError(f"not a valid {to} record: {said}", problems) from None
+
+
 def to_record(run: Run, to: str, values: Mapping[str, JsonValue]) -> Imported:
     """The run as a record of format ``to``, with ``values`` (property names or JSON
-    pointers) set on it; validated once, as a whole, by the format's model."""
+    pointers) set on it, validated as a whole by the format's model."""
     model = _model(to)
     fmt = format_for(model)
     written = fmt.write(run)
@@ -124,15 +136,24 @@ def to_record(run: Run, to: str, values: Mapping[str, JsonValue]) -> Imported:
             for d in missing
         )
         raise RecordError(f"{to} needs values the transcript does not give: {names}", problems)
-    document = _with_values(written.record, values)
-    try:
-        record = model.model_validate(document)
-    except ValidationError as error:
-        problems = tuple(error_pointers(error, _plain(document)))
-        said = "; ".join(f"{p or '/'}: {m}" for p, m in problems[:3])
-        raise RecordError(f"not a valid {to} record: {said}", problems) from None
-    kept = [d for d in written.derived if d.pointer not in given]
+    record = _validated(model, written.record, values, to)
     back = fmt.read(record)
+    if any(d.pointer not in given for d in written.derived):
+        # Values the writer derived may rest on values given here (cortex dates an untimed
+        # event by the run's start): write again from the run with the given values, as
+        # the format's own reader understands them.
+        updates = {
+            name: getattr(back, name)
+            for name in FIELDS
+            if getattr(run, name) is MISSING
+            and fmt.pointer(name) in given
+            and getattr(back, name) is not MISSING
+        }
+        if updates:
+            written = fmt.write(replace(run, **updates))
+            record = _validated(model, written.record, values, to)
+            back = fmt.read(record)
+    kept = [d for d in written.derived if d.pointer not in given]
     losses: list[Loss] = []
     for name in FIELDS:
         value = getattr(run, name)
