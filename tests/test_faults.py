@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import resource
 import signal
 import stat
@@ -298,7 +299,7 @@ def test_an_endless_line_is_read_in_bounded_memory(tmp_path: Path) -> None:
         stream.write(b"\n" + CORTEX.encode() + b"\n")
     result = agentruns("validate", "-j", "1", str(path), preexec=_memory_limit)
     assert result.returncode == 1
-    assert f"{path}:1: /: record larger than the maximum record size" in result.stdout
+    assert f"{path}:1:1: /: record larger than the maximum record size" in result.stdout
     assert "2 records: 1 valid, 1 invalid" in result.stderr
 
 
@@ -307,7 +308,7 @@ def test_standard_input_without_newlines_is_bounded_too() -> None:
         "validate", "--jsonl", "--max-record-size", "1000", "-", stdin=b"\0" * (8 << 20)
     )
     assert result.returncode == 1
-    assert "-:1: /: record larger than the maximum record size (1000 bytes" in result.stdout
+    assert "-:1:1: /: record larger than the maximum record size (1000 bytes" in result.stdout
 
 
 def test_problem_lines_stop_at_the_cap_and_the_rejects_keep_everything(tmp_path: Path) -> None:
@@ -333,8 +334,9 @@ def test_text_from_a_record_cannot_forge_a_message_line(tmp_path: Path) -> None:
     path.write_text(json.dumps(document))
     result = agentruns("validate", str(path))
     guess, extra = result.stdout.splitlines()  # the format guessed, then the problem
-    assert guess == f"{path}:1: /: has every property cortex requires"
-    assert extra.startswith(f"{path}:1: /x\\n~1tmp~1forged.jsonl:1: ~1: all good: Extra inputs")
+    assert guess.startswith(f"{path}:1:1: /: has every property cortex requires")
+    key = "/x\\n~1tmp~1forged.jsonl:1: ~1: all good: Extra inputs"
+    assert re.match(rf"{re.escape(str(path))}:1:\d+: {re.escape(key)}", extra)
 
 
 def test_show_escapes_terminal_control_sequences(tmp_path: Path) -> None:
@@ -386,5 +388,5 @@ def test_records_that_once_crashed_a_batch_cost_no_other_record(
     out = tmp_path / "out.jsonl"
     result = agentruns("convert", "-j", jobs, "--to", to, str(source), "-o", str(out))
     assert "83 records in: 82 converted, 1 rejected" in result.stderr
-    assert f"{source}:43: rejected: /: string holds an unpaired UTF-16 surrogate" in result.stderr
+    assert f"{source}:43:1: rejected: /: string holds an unpaired UTF-16 surrogate" in result.stderr
     assert len(out.read_text().splitlines()) == 82

@@ -21,6 +21,7 @@ from typing import IO, TYPE_CHECKING, NoReturn
 import click
 
 from agentruns._output import Output, OutputError, is_regular_or_new, refuse_overlaps
+from agentruns._report import OUTPUT_FORMATS, OutputFormat, Reporter
 from agentruns._text import printable
 from agentruns.batch import (
     Batch,
@@ -88,6 +89,10 @@ _EPILOG = (
     "Exit codes: 0 ok; 1 invalid or unreadable input; 2 usage error (bad options, a refused "
     "output); 74 an output could not be written (disk full); 129/130/143 stopped by "
     "SIGHUP/Ctrl-C/SIGTERM (no output file written)."
+)
+_COMPLETION = (
+    'Shell completion: eval "$(_AGENTRUNS_COMPLETE=bash_source agentruns)" in ~/.bashrc '
+    "(zsh_source, fish_source for zsh and fish)."
 )
 
 _MAX_ERRORS_HELP = "Print at most N problem lines (then a count); 0 = all. [default: 100]"
@@ -194,30 +199,61 @@ def _unreadable_note(tally: Tally) -> str:
     return f"; {len(tally.unreadable)} inputs unreadable" if tally.unreadable else ""
 
 
-@click.group(epilog=_EPILOG, context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(
+    epilog=f"{_EPILOG}\n\n{_COMPLETION}",
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
 @click.version_option(package_name="agentruns")
 def main() -> None:
     """Typed AI agent run records: portable, cortex and agentrun."""
 
 
-@main.command(epilog=_EPILOG)
-@click.argument("files", nargs=-1, required=True)
+def _output_format(function: Callable[..., None]) -> Callable[..., None]:
+    return click.option(
+        "--output-format",
+        "shape",
+        type=click.Choice(OUTPUT_FORMATS),
+        default="text",
+        show_default=True,
+        help="Messages for people (text), programs (json: one object per line) or GitHub "
+        "Actions (github: annotations).",
+    )(function)
+
+
+_FILES_HELP = "With no FILE, or FILE -, standard input is read."
+
+
+@main.command(epilog=_EPILOG, short_help="Say which format each record is.")
+@click.argument("files", nargs=-1)
 @click.option("--jsonl", "jsonl", is_flag=True, help="Read every input as JSON Lines.")
-def detect_command(files: tuple[str, ...], jsonl: bool) -> None:
-    """Say which format each document (or JSONL line) is."""
+@_output_format
+def detect_command(files: tuple[str, ...], jsonl: bool, shape: OutputFormat) -> None:
+    """Say which format each document (or JSONL line) is.
+
+    With no FILE, or FILE -, standard input is read.
+    """
+    report = Reporter(shape)
     invalid = unreadable = 0
-    for path in files:
+    for path in files or ("-",):
         try:
             for record in read_records(path, "jsonl" if jsonl else None):
-                reason = record.error
-                if reason is None:
-                    found = detect(record.value)
-                    reason = found.reason if found.format is None else None
-                    if found.format is not None:
-                        click.echo(printable(f"{record.where}: {found.format}"))
-                if reason is not None:
+                if record.error is not None:
                     invalid += 1
-                    click.echo(printable(f"{record.where}: error: {reason}"))
+                    report.say("invalid", record.source, record.line, record.error, raw=record.raw)
+                    continue
+                found = detect(record.value)
+                if found.format is not None:
+                    report.say("detected", record.source, record.line, None, fmt=found.format)
+                    continue
+                invalid += 1
+                report.say(
+                    "invalid",
+                    record.source,
+                    record.line,
+                    found.reason,
+                    raw=record.raw,
+                    fmt=found.closest,
+                )
         except InputError as error:
             unreadable += 1
             _unreadable(str(error))
@@ -227,30 +263,40 @@ def detect_command(files: tuple[str, ...], jsonl: bool) -> None:
 detect_command.name = "detect"
 
 
-@main.command("validate", epilog=_EPILOG)
-@click.argument("files", nargs=-1, required=True)
+@main.command("validate", epilog=_EPILOG, short_help="Validate records against their format.")
+@click.argument("files", nargs=-1)
 @click.option(
-    "--format", "fmt", type=click.Choice(["auto", *FORMATS]), default="auto", show_default=True
+    "--format",
+    "fmt",
+    type=click.Choice(["auto", *FORMATS]),
+    default="auto",
+    show_default=True,
+    help="The format to validate against; auto: the format each record's shape says.",
 )
 @click.option(
     "--jsonl", is_flag=True, help="Read every input as JSON Lines (default: by extension)."
 )
 @click.option("--quiet", "-q", is_flag=True, help="Only the summary.")
+@_output_format
 @_batch_options
 def validate_command(
     files: tuple[str, ...],
     fmt: str,
     jsonl: bool,
     quiet: bool,
+    shape: OutputFormat,
     jobs: int | None,
     max_record_size: int,
     max_errors: int,
 ) -> None:
-    """Validate records; print every problem as file:line: /json/pointer: message."""
-    messages = _Messages(max_errors, quiet)
+    """Validate records: every problem as file:line:column: /json/pointer: message.
+
+    With no FILE, or FILE -, standard input is read.
+    """
+    report = Reporter(shape, max_errors, quiet)
     batch = Batch(
         partial(validate_document, fmt=fmt),
-        files,
+        files or ("-",),
         layout="jsonl" if jsonl else None,
         jobs=jobs,
         max_record_size=max_record_size,
@@ -260,16 +306,28 @@ def validate_command(
         for raw, outcome in batch:
             _tick(progress)
             for pointer, message in outcome.problems:
-                messages.say(f"{raw.source}:{raw.line}: {pointer or '/'}: {message}")
+                report.say(
+                    "invalid",
+                    raw.source,
+                    raw.line,
+                    message,
+                    raw=raw.raw,
+                    pointer=pointer,
+                    fmt=outcome.format,
+                )
     tally = batch.tally
     formats = ", ".join(f"{n} {c}" for n, c in sorted(tally.by_format.items()))
     _err(
-        f"{tally.records} records: {tally.accepted} valid, {tally.rejected} invalid"
+        f"{_count(tally.records, 'record')}: {tally.accepted} valid, {tally.rejected} invalid"
         + (f" ({formats})" if formats else "")
         + _unreadable_note(tally)
-        + messages.summary("--max-errors 0 prints all")
+        + report.summary("--max-errors 0 prints all")
     )
     sys.exit(EXIT_INVALID if tally.rejected or tally.unreadable else EXIT_OK)
+
+
+def _count(number: int, noun: str) -> str:
+    return f"{number} {noun}" + ("" if number == 1 else "s")
 
 
 class _shown:
@@ -286,11 +344,16 @@ class _shown:
             self.progress.stop()
 
 
-@main.command("convert", epilog=_EPILOG)
+@main.command("convert", epilog=_EPILOG, short_help="Convert records to another format.")
 @click.argument("inputs", nargs=-1, required=True)
 @click.option("--to", "to", type=click.Choice(FORMATS), required=True, help="Target format.")
 @click.option(
-    "--from", "source", type=click.Choice(["auto", *FORMATS]), default="auto", show_default=True
+    "--from",
+    "source",
+    type=click.Choice(["auto", *FORMATS]),
+    default="auto",
+    show_default=True,
+    help="The format of the inputs; auto: the format each record's shape says.",
 )
 @click.option(
     "-o",
@@ -309,6 +372,7 @@ class _shown:
     "--jsonl", is_flag=True, help="Read every input as JSON Lines (default: by extension)."
 )
 @click.option("--quiet", "-q", is_flag=True, help="No progress, only the summary.")
+@_output_format
 @_batch_options
 def convert_command(
     inputs: tuple[str, ...],
@@ -320,11 +384,16 @@ def convert_command(
     losses: str | None,
     jsonl: bool,
     quiet: bool,
+    shape: OutputFormat,
     jobs: int | None,
     max_record_size: int,
     max_errors: int,
 ) -> None:
-    """Convert records to another format, streaming (JSON -> JSON, JSONL -> JSONL)."""
+    """Convert records to another format, streaming (JSON -> JSON, JSONL -> JSONL).
+
+    Rejects (and, with --output-format json or github, each lost value) are reported on
+    standard error.
+    """
     layout: Layout | None = "jsonl" if jsonl else None
     # JSON Lines out when the output file says so, or, on stdout or a FIFO or device, when
     # any input is JSONL
@@ -337,13 +406,18 @@ def convert_command(
         refuse_overlaps(inputs, named)  # before anything is read or written
     except OutputError as error:
         raise _Usage(str(error)) from None
-    messages = _Messages(max_errors, quiet, err=True)
+    messages = Reporter(shape, max_errors, quiet, err=True)
     with ExitStack() as stack:
         out = _open_output(output, stack)
         reject_out = _open_output(rejects, stack) if rejects else None
         loss_out = _open_output(losses, stack) if losses else None
+        each_loss = shape != "text"
         work = partial(
-            convert_document, to=to, source=source, strict=strict, report=loss_out is not None
+            convert_document,
+            to=to,
+            source=source,
+            strict=strict,
+            report=loss_out is not None or each_loss,
         )
         batch = Batch(
             work,
@@ -366,8 +440,11 @@ def convert_command(
                     )
                 converted += 1
                 _write(out, outcome.output, output)
-                if loss_out is not None and outcome.report is not None:
-                    _write(loss_out, outcome.report, losses or "")
+                if outcome.report is not None:
+                    if loss_out is not None:
+                        _write(loss_out, outcome.report, losses or "")
+                    if each_loss:
+                        _say_losses(raw, outcome, messages)
         if isinstance(out, Output) and not lines_out and not converted and out.replaces:
             out.abort()  # an empty file is not a JSON document; write nothing
         for writer, name in ((out, output), (reject_out, rejects), (loss_out, losses)):
@@ -376,7 +453,7 @@ def convert_command(
         stack.pop_all()
     tally = batch.tally
     _err(
-        f"{tally.records} records in: {converted} converted, {tally.rejected} rejected"
+        f"{_count(tally.records, 'record')} in: {converted} converted, {tally.rejected} rejected"
         + (
             f"; {tally.lossy} converted with losses ({tally.lost_values} values)"
             if tally.lossy
@@ -389,11 +466,33 @@ def convert_command(
     sys.exit(EXIT_INVALID if tally.rejected or tally.unreadable else EXIT_OK)
 
 
-def _reject(
-    raw: Raw, outcome: Outcome, out: IO[bytes] | Output | None, messages: _Messages
-) -> None:
-    error = "; ".join(f"{p or '/'}: {m}" for p, m in outcome.problems)
-    messages.say(f"{raw.source}:{raw.line}: rejected: {error}")
+def _say_losses(raw: Raw, outcome: Outcome, messages: Reporter) -> None:
+    if outcome.report is None:
+        return
+    entry = json.loads(outcome.report)
+    for loss in entry.get("losses", []):
+        messages.say(
+            "loss",
+            raw.source,
+            raw.line,
+            str(loss["reason"]),
+            raw=raw.raw,
+            pointer=str(loss["pointer"]),
+            fmt=outcome.format,
+        )
+
+
+def _reject(raw: Raw, outcome: Outcome, out: IO[bytes] | Output | None, messages: Reporter) -> None:
+    for pointer, message in outcome.problems:
+        messages.say(
+            "rejected",
+            raw.source,
+            raw.line,
+            message,
+            raw=raw.raw,
+            pointer=pointer,
+            fmt=outcome.format,
+        )
     if out is not None:
         _write(out, reject_line(raw, outcome.problems), "--rejects")
 
@@ -455,7 +554,7 @@ def _sidecar(path: str) -> dict[str, JsonValue]:
     return value
 
 
-@main.command("import", epilog=_EPILOG)
+@main.command("import", epilog=_EPILOG, short_help="Make run records from agent transcripts.")
 @click.argument("transcripts", nargs=-1, required=True)
 @click.option("--harness", default="auto", show_default=True, help=_HARNESS_HELP)
 @click.option("--to", "to", type=click.Choice(FORMATS), required=True, help="Target format.")
@@ -573,10 +672,15 @@ def import_command(
     sys.exit(EXIT_INVALID if failed or troubled else EXIT_OK)
 
 
-@main.command("show", epilog=_EPILOG)
+@main.command("show", epilog=_EPILOG, short_help="Show a run as a person reads it.")
 @click.argument("file")
 @click.option(
-    "--format", "fmt", type=click.Choice(["auto", *FORMATS]), default="auto", show_default=True
+    "--format",
+    "fmt",
+    type=click.Choice(["auto", *FORMATS]),
+    default="auto",
+    show_default=True,
+    help="The format to read the run as; auto: the format its shape says.",
 )
 def show_command(file: str, fmt: str) -> None:
     """Show a run: header (ids, status, times, tokens, cost) and a timeline (every run, for
@@ -605,11 +709,17 @@ def show_command(file: str, fmt: str) -> None:
     sys.exit(EXIT_INVALID if invalid or not shown else EXIT_OK)
 
 
-@main.command("schema", epilog=_EPILOG)
+@main.command(
+    "schema",
+    epilog=_EPILOG,
+    short_help="Print the JSON Schema of a format.",
+    help="Print the JSON Schema the models enforce for FORMAT (one of "
+    + ", ".join(FORMATS)
+    + "; for agentrun, the translation of its JSON Structure schema).",
+)
 @click.argument("format_name", metavar="FORMAT", type=click.Choice(FORMATS))
 @click.option("--source", is_flag=True, help="The vendored original (JSON Structure for agentrun).")
 def schema_command(format_name: str, source: bool) -> None:
-    """Print the JSON Schema the models enforce (agentrun: the translated one)."""
     text = schema_text(format_name, source=source)
     click.echo(text, nl=not text.endswith("\n"))
 

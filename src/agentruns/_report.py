@@ -1,0 +1,132 @@
+"""Problem messages in three shapes: for people (``text``), for programs (``json``, one
+object per line) and for GitHub Actions (``github`` workflow commands, which become
+annotations on the file and line).
+
+Every message names the file, the line and column of the offending value (found from the
+record's text only when there is a problem, see ``_positions``), the JSON pointer and the
+format. The JSON shape is documented in README.md and held by a golden test: keys are
+``kind``, ``file``, ``line``, ``column``, ``pointer``, ``format``, ``message``.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Literal
+
+import click
+
+from agentruns._positions import locate
+from agentruns._text import printable
+
+OutputFormat = Literal["text", "json", "github"]
+OUTPUT_FORMATS: tuple[OutputFormat, ...] = ("text", "json", "github")
+
+Kind = Literal["detected", "invalid", "rejected", "loss", "unreadable"]
+"""What a message says: a document's format found, a document invalid, a record not
+converted, a value a conversion lost, an input that could not be read."""
+
+_LEVEL: dict[Kind, str] = {
+    "detected": "notice",
+    "invalid": "error",
+    "rejected": "error",
+    "loss": "warning",
+    "unreadable": "error",
+}
+
+
+def _github_escape(text: str, *, property_value: bool = False) -> str:
+    text = text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    if property_value:
+        text = text.replace(":", "%3A").replace(",", "%2C")
+    return text
+
+
+class Reporter:
+    """Writes messages in the chosen shape; text and GitHub lines stop after ``limit`` (0:
+    no limit), JSON lines never do (a program reading them wants them all)."""
+
+    def __init__(
+        self, shape: OutputFormat, limit: int = 0, quiet: bool = False, err: bool = False
+    ) -> None:
+        self.shape = shape
+        self.limit = limit
+        self.quiet = quiet
+        self.err = err
+        self.shown = 0
+        self.held_back = 0
+
+    def _emit(self, line: str) -> None:
+        if self.shape != "json":
+            if self.quiet:
+                return
+            if self.limit and self.shown >= self.limit:
+                self.held_back += 1
+                return
+        self.shown += 1
+        click.echo(line, err=self.err)
+
+    def say(
+        self,
+        kind: Kind,
+        file: str,
+        line: int,
+        message: str | None,
+        *,
+        raw: bytes | None = None,
+        pointer: str | None = None,
+        fmt: str | None = None,
+    ) -> None:
+        column: int | None = None
+        if raw is not None and kind != "detected":
+            lines, column = locate(raw, pointer or "", message or "")
+            line += lines
+        if self.shape == "json":
+            entry = {
+                "kind": kind,
+                "file": file,
+                "line": line,
+                "column": column,
+                "pointer": pointer,
+                "format": fmt,
+                "message": message,
+            }
+            self._emit(json.dumps(entry, ensure_ascii=True))
+        elif self.shape == "github":
+            if kind == "detected":
+                return
+            where = f"file={_github_escape(file, property_value=True)},line={line}"
+            if column is not None:
+                where += f",col={column}"
+            title = f"agentruns {fmt}" if fmt else "agentruns"
+            where += f",title={_github_escape(title, property_value=True)}"
+            text = f"{pointer or '/'}: {message}" if pointer is not None else str(message)
+            self._emit(f"::{_LEVEL[kind]} {where}::{_github_escape(text)}")
+        else:
+            self._emit(printable(_text(kind, file, line, column, message, pointer, fmt)))
+
+    def summary(self, where: str) -> str:
+        if not self.held_back:
+            return ""
+        return f"; {self.held_back} more problem lines not printed ({where})"
+
+
+def _text(
+    kind: Kind,
+    file: str,
+    line: int,
+    column: int | None,
+    message: str | None,
+    pointer: str | None,
+    fmt: str | None,
+) -> str:
+    place = f"{file}:{line}" + (f":{column}" if column is not None else "")
+    if kind == "detected":
+        return f"{place}: {fmt}"
+    if kind == "unreadable":
+        return str(message)
+    said = f"{pointer or '/'}: {message}" if pointer is not None else f"error: {message}"
+    if kind == "rejected":
+        return f"{place}: rejected: {said}"
+    if kind == "loss":
+        return f"{place}: lost: {said}"
+    return f"{place}: {said}"
