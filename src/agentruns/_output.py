@@ -17,6 +17,8 @@ import tempfile
 from pathlib import Path
 from typing import IO
 
+from agentruns._compression import Compressor, MissingCodec, compression_of
+
 
 class OutputError(Exception):
     """An output that cannot or must not be written (refused before any input is read)."""
@@ -33,6 +35,7 @@ class Output:
 
     def __init__(self, path: str) -> None:
         self.path = path
+        self._compressor: Compressor | None = None
         self.target = os.path.realpath(path)  # through symlinks, to the file they name
         self._temporary: str | None = None
         self.stream: IO[bytes]
@@ -47,6 +50,7 @@ class Output:
         if info is not None and not stat.S_ISREG(info.st_mode):
             # a FIFO, a device, a socket...: written to as it is, never replaced
             self.stream = _open_directly(path, self.target)
+            self._compress()
             return
         directory = Path(self.target).parent
         if not directory.is_dir():
@@ -65,6 +69,18 @@ class Output:
             Path(self._temporary).unlink(missing_ok=True)
             raise
         self.stream = os.fdopen(handle, "wb")
+        self._compress()
+
+    def _compress(self) -> None:
+        """Compress what is written when the name says so (``.gz``, ``.zst``)."""
+        kind = compression_of(self.path)
+        if kind is None:
+            return
+        try:
+            self._compressor = Compressor(kind, self.stream)
+        except MissingCodec as error:
+            self.abort()
+            raise OutputError(f"{self.path}: {error}") from None
 
     @property
     def replaces(self) -> bool:
@@ -76,16 +92,21 @@ class Output:
         return self.stream.closed
 
     def write(self, data: bytes) -> None:
-        self.stream.write(data)
+        if self._compressor is not None:
+            self._compressor.write(data)
+        else:
+            self.stream.write(data)
 
     def commit(self) -> None:
         """Make the output final; on an error (a full disk) nothing is left behind."""
         if self.stream.closed:
             return
         if self._temporary is None:
+            self._finish()
             self.stream.close()
             return
         try:
+            self._finish()
             self.stream.flush()
             os.fsync(self.stream.fileno())
             self.stream.close()
@@ -96,9 +117,15 @@ class Output:
         self._temporary = None
         _sync_directory(Path(self.target).parent)
 
+    def _finish(self) -> None:
+        compressor, self._compressor = self._compressor, None
+        if compressor is not None:
+            compressor.finish()
+
     def abort(self) -> None:
         """Drop what was written (regular files); idempotent, never raises for cleanup."""
         temporary, self._temporary = self._temporary, None
+        self._compressor = None
         try:
             if not self.stream.closed:
                 self.stream.close()

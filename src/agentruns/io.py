@@ -13,6 +13,7 @@ import json
 import os
 import re
 import tempfile
+import zlib
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -20,6 +21,8 @@ from pathlib import Path
 from typing import IO, Literal
 
 from pydantic import BaseModel, JsonValue, ValidationError
+
+from agentruns._compression import MissingCodec, compression_of, reader, without_compression
 
 _BOM = b"\xef\xbb\xbf"
 
@@ -49,7 +52,8 @@ class InputError(Exception):
 def layout_of(path: str, forced: Layout | None = None) -> Layout:
     if forced is not None:
         return forced
-    return "jsonl" if path.endswith((".jsonl", ".ndjson")) else "json"
+    name = without_compression(path)
+    return "jsonl" if name.endswith((".jsonl", ".ndjson")) else "json"
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,15 +92,33 @@ def read_raw(
     """
     chosen = layout_of(path, layout)
     with _open(path) as stream:
-        if chosen == "jsonl":
-            yield from _jsonl(path, stream, max_size)
-        else:
-            data = stream.read(max_size + len(_BOM) + 1)
-            data = data[len(_BOM) :] if data.startswith(_BOM) else data
-            if len(data) > max_size:
-                yield Raw(path, 1, b"", _too_large(max_size))
+        number = 0
+        try:
+            if chosen == "jsonl":
+                for raw in _jsonl(path, stream, max_size):
+                    number = raw.line
+                    yield raw
             else:
-                yield Raw(path, 1, data)
+                data = stream.read(max_size + len(_BOM) + 1)
+                data = data[len(_BOM) :] if data.startswith(_BOM) else data
+                if len(data) > max_size:
+                    yield Raw(path, 1, b"", _too_large(max_size))
+                else:
+                    yield Raw(path, 1, data)
+        except _BROKEN_STREAM as error:
+            if compression_of(path) is None:
+                raise
+            # a cut or corrupt archive: what came before the cut was read; the rest is one
+            # unreadable record, not a traceback
+            yield Raw(path, number + 1, b"", f"compressed input broken here: {_why(error)}")
+
+
+_BROKEN_STREAM = (EOFError, OSError, zlib.error, ValueError)
+
+
+def _why(error: BaseException) -> str:
+    text = str(error) or type(error).__name__
+    return text[:200]
 
 
 def _too_large(max_size: int) -> str:
@@ -129,8 +151,17 @@ def _open(path: str) -> Iterator[IO[bytes]]:
         raise InputError(f"{path}: no such file") from None
     except OSError as error:
         raise InputError(f"{path}: cannot read: {error.strerror}") from None
+    kind = compression_of(path)
     with stream:
-        yield stream
+        if kind is None:
+            yield stream
+            return
+        try:
+            decompressed = reader(kind, stream, _BUFFER)
+        except MissingCodec as error:
+            raise InputError(f"{path}: {error}") from None
+        with decompressed:
+            yield decompressed
 
 
 def _stdin() -> Iterator[IO[bytes]]:

@@ -1,0 +1,143 @@
+"""gzip and zstd streams, chosen by file extension (``.gz``, ``.zst``), read and written as
+streams in constant memory.
+
+gzip is in the standard library; zstd needs the ``zstandard`` package (the ``zstd`` extra),
+imported only when a ``.zst`` file is met. A compressed stream that ends before its
+end-of-stream marker (a cut download, a full disk while archiving) raises ``EOFError`` at
+the cut, after every whole line before it was read.
+"""
+
+from __future__ import annotations
+
+import gzip
+import io
+import zlib
+from collections.abc import Callable
+from types import ModuleType
+from typing import IO, Literal, Protocol
+
+Compression = Literal["gzip", "zstd"]
+_SUFFIXES: dict[str, Compression] = {".gz": "gzip", ".zst": "zstd"}
+_CHUNK = 1 << 17
+
+ZSTD_MISSING = "zstd files need the zstandard package: pip install 'agentruns[zstd]'"
+
+
+class MissingCodec(Exception):
+    """The codec a file's extension asks for is not installed."""
+
+
+def compression_of(path: str) -> Compression | None:
+    for suffix, kind in _SUFFIXES.items():
+        if path.endswith(suffix):
+            return kind
+    return None
+
+
+def without_compression(path: str) -> str:
+    """The name the content has once decompressed (``runs.jsonl.gz`` -> ``runs.jsonl``)."""
+    for suffix in _SUFFIXES:
+        if path.endswith(suffix):
+            return path[: -len(suffix)]
+    return path
+
+
+def _zstandard() -> ModuleType:
+    try:
+        import zstandard
+    except ImportError:
+        raise MissingCodec(ZSTD_MISSING) from None
+    return zstandard
+
+
+class _Decompressor(Protocol):
+    @property
+    def eof(self) -> bool: ...
+
+    @property
+    def unused_data(self) -> bytes: ...
+
+    def decompress(self, data: bytes) -> bytes: ...
+
+
+class _FrameReader(io.RawIOBase):
+    """Decompresses frames (gzip members, zstd frames) one after another, handing out every
+    byte decompressed so far; ``EOFError`` when the input ends inside a frame. (GzipFile
+    drops the data of the read that meets the cut; zstandard's reader ends quietly.)"""
+
+    def __init__(self, source: IO[bytes], start: Callable[[], _Decompressor], name: str) -> None:
+        self._source = source
+        self._start = start
+        self._name = name
+        self._decompressor = start()
+        self._pending = b""
+        self._inside = False  # within a frame: some of its bytes were read
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: memoryview) -> int:  # type: ignore[override]
+        while not self._pending:
+            chunk = self._source.read(_CHUNK)
+            if not chunk:
+                if self._inside:
+                    raise EOFError(f"{self._name} stream ended before the end of its frame")
+                return 0
+            self._feed(chunk)
+        size = min(len(buffer), len(self._pending))
+        buffer[:size] = self._pending[:size]
+        self._pending = self._pending[size:]
+        return size
+
+    def _feed(self, chunk: bytes) -> None:
+        while chunk:
+            self._inside = True
+            self._pending += self._decompressor.decompress(chunk)
+            if not self._decompressor.eof:
+                return
+            chunk = self._decompressor.unused_data
+            self._decompressor = self._start()
+            self._inside = False
+
+
+def _gzip_member() -> _Decompressor:
+    return zlib.decompressobj(wbits=31)  # 16 + 15: a gzip header and trailer
+
+
+def reader(kind: Compression, source: IO[bytes], buffer: int) -> IO[bytes]:
+    """A buffered, line-readable stream of the decompressed bytes of ``source``."""
+    if kind == "gzip":
+        return io.BufferedReader(_FrameReader(source, _gzip_member, "gzip"), buffer)
+    zstd = _zstandard()
+
+    def frame() -> _Decompressor:
+        started: _Decompressor = zstd.ZstdDecompressor().decompressobj()
+        return started
+
+    return io.BufferedReader(_FrameReader(source, frame, "zstd"), buffer)
+
+
+class Compressor:
+    """Writes compressed bytes to ``sink``; ``finish`` ends the stream and leaves ``sink``
+    open (its owner flushes, syncs and closes it)."""
+
+    def __init__(self, kind: Compression, sink: IO[bytes]) -> None:
+        self._gzip: gzip.GzipFile | None = None
+        self._zstd: IO[bytes] | None = None
+        if kind == "gzip":
+            self._gzip = gzip.GzipFile(fileobj=sink, mode="wb", compresslevel=6, mtime=0)
+        else:
+            zstd = _zstandard()
+            self._zstd = zstd.ZstdCompressor(level=3).stream_writer(sink, closefd=False)
+
+    def write(self, data: bytes) -> None:
+        if self._gzip is not None:
+            self._gzip.write(data)
+        elif self._zstd is not None:
+            self._zstd.write(data)
+
+    def finish(self) -> None:
+        if self._gzip is not None:
+            self._gzip.close()
+        elif self._zstd is not None:
+            self._zstd.close()

@@ -1,0 +1,160 @@
+"""Compressed inputs and outputs (.gz, .zst): the same results as the plain files, streamed,
+and a cut archive costs only the records after the cut."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import zstandard
+from click.testing import CliRunner, Result
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from agentruns.cli import main
+from agentruns.io import read_raw
+
+FIXTURES = Path(__file__).parent / "fixtures"
+CORTEX = json.loads((FIXTURES / "cortex.min.json").read_text())
+PORTABLE = json.loads((FIXTURES / "portable.min.json").read_text())
+
+
+def invoke(*args: str) -> Result:
+    return CliRunner().invoke(main, list(args), catch_exceptions=False)
+
+
+def compress(kind: str, data: bytes) -> bytes:
+    if kind == "gz":
+        return gzip.compress(data, mtime=0)
+    return zstandard.ZstdCompressor().compress(data)
+
+
+def decompress(kind: str, data: bytes) -> bytes:
+    if kind == "gz":
+        return gzip.decompress(data)
+    return zstandard.ZstdDecompressor().stream_reader(data, read_across_frames=True).read()
+
+
+@pytest.fixture
+def plain(tmp_path: Path) -> Path:
+    """JSONL with valid records of two formats, an invalid one and a line that is not JSON."""
+    lines = [json.dumps(dict(CORTEX, run_id=f"R-{i}")) for i in range(300)]
+    lines[7] = json.dumps(dict(CORTEX, status="dispatching"))
+    lines[20] = json.dumps(PORTABLE)
+    lines[40] = '{"run_id": '
+    path = tmp_path / "runs.jsonl"
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def _packed(plain: Path, kind: str) -> Path:
+    packed = plain.with_name(f"{plain.name}.{'gz' if kind == 'gz' else 'zst'}")
+    packed.write_bytes(compress(kind, plain.read_bytes()))
+    return packed
+
+
+@pytest.mark.parametrize("kind", ["gz", "zst"])
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_validate_says_of_a_compressed_file_what_it_says_of_the_plain_one(
+    plain: Path, kind: str, jobs: str
+) -> None:
+    packed = _packed(plain, kind)
+    one = invoke("validate", "-j", jobs, str(plain))
+    other = invoke("validate", "-j", jobs, str(packed))
+    assert other.exit_code == one.exit_code == 1
+    assert other.stdout.replace(packed.name, plain.name) == one.stdout
+    assert other.stderr == one.stderr
+
+
+@pytest.mark.parametrize("kind", ["gz", "zst"])
+def test_convert_output_from_a_compressed_input_is_byte_identical(
+    plain: Path, kind: str, tmp_path: Path
+) -> None:
+    packed = _packed(plain, kind)
+    outputs = []
+    for source in (plain, packed):
+        out = tmp_path / f"out-{source.name}.jsonl"
+        invoke("convert", "--to", "agentrun", str(source), "-o", str(out), "-q")
+        outputs.append(out.read_bytes())
+    assert outputs[0] == outputs[1]
+    assert outputs[0].count(b"\n") == 298
+
+
+@pytest.mark.parametrize("kind", ["gz", "zst"])
+def test_an_output_named_so_is_compressed(plain: Path, kind: str, tmp_path: Path) -> None:
+    flat, packed = tmp_path / "out.jsonl", tmp_path / f"out.jsonl.{kind}"
+    invoke("convert", "--to", "portable", str(plain), "-o", str(flat), "-q")
+    invoke("convert", "--to", "portable", str(plain), "-o", str(packed), "-q")
+    assert decompress(kind, packed.read_bytes()) == flat.read_bytes()
+    # and it reads back as its plain twin
+    again = invoke("validate", str(packed))
+    assert again.stderr.startswith("298 records: 298 valid")
+
+
+def test_concatenated_gzip_members_are_one_stream(plain: Path) -> None:
+    data = plain.read_bytes()
+    half = data.index(b"\n", len(data) // 2) + 1
+    packed = plain.with_name("two.jsonl.gz")
+    packed.write_bytes(gzip.compress(data[:half]) + gzip.compress(data[half:]))
+    assert invoke("validate", str(packed)).stderr.startswith("300 records: 298 valid, 2 invalid")
+
+
+@pytest.mark.parametrize("kind", ["gz", "zst"])
+@given(cut=st.floats(0.05, 0.95))
+@settings(
+    max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+def test_a_cut_archive_costs_only_the_records_after_the_cut(
+    plain: Path, kind: str, cut: float
+) -> None:
+    whole = compress(kind, plain.read_bytes())
+    packed = plain.with_name(f"cut.jsonl.{kind}")
+    packed.write_bytes(whole[: int(len(whole) * cut)])
+    raws = list(read_raw(str(packed)))
+    *lines, last = raws
+    assert last.error is not None
+    assert "compressed input broken" in last.error
+    expected = plain.read_bytes().split(b"\n")
+    for raw in lines:  # every whole line before the cut, as it is
+        assert raw.error is None
+        assert raw.raw == expected[raw.line - 1]
+    result = invoke("validate", str(packed))
+    assert result.exit_code == 1
+    assert "Traceback" not in result.output
+
+
+def test_a_file_that_is_not_what_its_extension_says_is_one_bad_record(tmp_path: Path) -> None:
+    fake = tmp_path / "runs.jsonl.gz"
+    fake.write_text(json.dumps(CORTEX) + "\n")
+    result = invoke("validate", str(fake))
+    assert result.exit_code == 1
+    assert "runs.jsonl.gz:1:1: /: compressed input broken here: " in result.stdout
+
+
+def test_without_zstandard_a_zst_file_says_how_to_get_it(plain: Path, tmp_path: Path) -> None:
+    packed = _packed(plain, "zst")
+    code = (
+        "import sys; sys.modules['zstandard'] = None\n"
+        "from agentruns.cli import run\n"
+        f"sys.argv = ['agentruns', 'validate', {str(packed)!r}]\n"
+        "run()"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=False
+    )
+    assert result.returncode == 1
+    assert "pip install 'agentruns[zstd]'" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_a_compressed_transcript_imports_as_the_plain_one(tmp_path: Path) -> None:
+    from agentruns.transcripts import read
+
+    sample = FIXTURES / "upstream" / "eval-magic" / "transcripts" / "codex" / "full-summary.jsonl"
+    packed = tmp_path / "codex-events.jsonl.gz"
+    packed.write_bytes(gzip.compress(sample.read_bytes()))
+    assert read(packed) == read(sample)
