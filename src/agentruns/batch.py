@@ -69,6 +69,29 @@ class Tally:
     by_format: dict[str, int] = field(default_factory=dict)
     """Accepted records per format."""
 
+    def count(self, outcome: Outcome) -> None:
+        self.records += 1
+        if outcome.problems:
+            self.rejected += 1
+            return
+        self.accepted += 1
+        if outcome.format is not None:
+            self.by_format[outcome.format] = self.by_format.get(outcome.format, 0) + 1
+        if outcome.losses:
+            self.lossy += 1
+            self.lost_values += outcome.losses
+
+    def merge(self, other: Tally) -> None:
+        """Add another part's accounting (the parts of one run, in any order)."""
+        self.records += other.records
+        self.accepted += other.accepted
+        self.rejected += other.rejected
+        self.lossy += other.lossy
+        self.lost_values += other.lost_values
+        self.unreadable += other.unreadable
+        for name, number in other.by_format.items():
+            self.by_format[name] = self.by_format.get(name, 0) + number
+
 
 # -- per-record work (runs in worker processes: module-level, picklable) -----------------
 
@@ -154,7 +177,7 @@ def reject_line(raw: Raw, problems: tuple[Problem, ...]) -> bytes:
     return json.dumps(line, ensure_ascii=True).encode("ascii") + b"\n"
 
 
-class _Boundary:
+class Boundary:
     """``work`` with every exception turned into the record's rejection (picklable)."""
 
     def __init__(self, work: Callable[[Raw], Outcome]) -> None:
@@ -211,7 +234,7 @@ class Batch:
         self.jobs = max(1, min(jobs or available_cpus(), available_cpus()))
         documents = self._documents(list(paths), layout, max_record_size)
         self._map = OrderedMap(
-            _Boundary(work),
+            Boundary(work),
             documents,
             self.jobs,
             on_failure=failed,
@@ -230,16 +253,7 @@ class Batch:
     def __iter__(self) -> Iterator[tuple[Raw, Outcome]]:
         tally = self.tally
         for raw, outcome in self._map:
-            tally.records += 1
-            if outcome.problems:
-                tally.rejected += 1
-            else:
-                tally.accepted += 1
-                if outcome.format is not None:
-                    tally.by_format[outcome.format] = tally.by_format.get(outcome.format, 0) + 1
-                if outcome.losses:
-                    tally.lossy += 1
-                    tally.lost_values += outcome.losses
+            tally.count(outcome)
             yield raw, outcome
 
     def close(self) -> None:
@@ -255,3 +269,105 @@ class Batch:
         trace: TracebackType | None,
     ) -> None:
         self.close()
+
+
+# -- lines in, lines out: the API for engines that hand out partitions (Dask, Spark...) ------
+
+
+def raws_of(
+    lines: Iterable[bytes],
+    name: str = "-",
+    first_line: int = 1,
+    max_record_size: int = MAX_RECORD_SIZE,
+) -> Iterator[Raw]:
+    """The records of JSONL lines (with or without their newline) as ``Raw`` documents,
+    numbered from ``first_line``; blank lines are numbered and skipped, as in a file."""
+    for number, line in enumerate(lines, first_line):
+        body = line.rstrip(b"\r\n")
+        if number == 1 and body.startswith(b"\xef\xbb\xbf"):
+            body = body[3:]
+        if not body or body.isspace():
+            continue
+        if len(body) > max_record_size:
+            error = f"record larger than the maximum record size ({max_record_size} bytes)"
+            yield Raw(name, number, b"", error)
+        else:
+            yield Raw(name, number, body)
+
+
+def handle_lines(
+    work: Callable[[Raw], Outcome],
+    lines: Iterable[bytes],
+    name: str = "-",
+    first_line: int = 1,
+) -> Iterator[tuple[Raw, Outcome]]:
+    """``work`` on each record of ``lines``, in this process, each inside its error boundary."""
+    boundary = Boundary(work)
+    for raw in raws_of(lines, name, first_line):
+        yield raw, boundary(raw)
+
+
+@dataclass
+class Lines:
+    """What a part of a batch gave: output lines, rejects lines, losses lines, accounting."""
+
+    output: list[bytes] = field(default_factory=list)
+    rejects: list[bytes] = field(default_factory=list)
+    losses: list[bytes] = field(default_factory=list)
+    problems: list[tuple[str, int, str, str]] = field(default_factory=list)
+    """(file, line, pointer, message) of each problem, in order."""
+    tally: Tally = field(default_factory=Tally)
+
+
+def convert_lines(
+    lines: Iterable[bytes],
+    to: str,
+    *,
+    source: str = "auto",
+    strict: bool = False,
+    name: str = "-",
+    first_line: int = 1,
+) -> Lines:
+    """Convert JSONL lines: exactly what ``agentruns convert`` writes for them (output,
+    ``--rejects`` and ``--losses`` lines), with no state outside the call."""
+    work = _ConvertWork(to, source, strict)
+    result = Lines()
+    for raw, outcome in handle_lines(work, lines, name, first_line):
+        result.tally.count(outcome)
+        if outcome.output is None:
+            result.rejects.append(reject_line(raw, outcome.problems))
+            result.problems += [(raw.source, raw.line, p, m) for p, m in outcome.problems]
+            continue
+        result.output.append(outcome.output)
+        if outcome.report is not None:
+            result.losses.append(outcome.report)
+    return result
+
+
+def validate_lines(
+    lines: Iterable[bytes], fmt: str = "auto", *, name: str = "-", first_line: int = 1
+) -> Lines:
+    """Validate JSONL lines: the problems ``agentruns validate`` reports, and the tally."""
+    result = Lines()
+    for raw, outcome in handle_lines(_ValidateWork(fmt), lines, name, first_line):
+        result.tally.count(outcome)
+        result.problems += [(raw.source, raw.line, p, m) for p, m in outcome.problems]
+    return result
+
+
+@dataclass(frozen=True, slots=True)
+class _ConvertWork:
+    to: str
+    source: str
+    strict: bool
+
+    def __call__(self, raw: Raw) -> Outcome:
+        return convert_document(raw, self.to, self.source, self.strict, report=True)
+
+
+@dataclass(frozen=True, slots=True)
+class _ValidateWork:
+    fmt: str
+
+    def __call__(self, raw: Raw) -> Outcome:
+        return validate_document(raw, self.fmt)

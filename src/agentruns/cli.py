@@ -12,7 +12,7 @@ import json
 import os
 import signal
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from contextlib import ExitStack
 from functools import partial
 from types import FrameType
@@ -39,6 +39,7 @@ from agentruns.io import (
     Layout,
     Raw,
     layout_of,
+    read_raw,
     read_records,
 )
 from agentruns.schemas import schema_text
@@ -670,6 +671,203 @@ def import_command(
         + messages.summary("--losses FILE lists every problem; --max-errors 0 prints all")
     )
     sys.exit(EXIT_INVALID if failed or troubled else EXIT_OK)
+
+
+@main.command("stats", epilog=_EPILOG, short_help="Summarize a set of runs.")
+@click.argument("files", nargs=-1)
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["auto", *FORMATS]),
+    default="auto",
+    show_default=True,
+    help="The format to read the records as; auto: the format each record's shape says.",
+)
+@click.option(
+    "--jsonl", is_flag=True, help="Read every input as JSON Lines (default: by extension)."
+)
+@click.option(
+    "--top",
+    default=10,
+    show_default=True,
+    type=click.IntRange(min=1),
+    help="Names listed per ranking.",
+)
+@click.option(
+    "--output-format",
+    "shape",
+    type=click.Choice(["text", "json"]),
+    default="text",
+    show_default=True,
+    help="For people (text) or programs (json: one object).",
+)
+@_batch_options
+def stats_command(
+    files: tuple[str, ...],
+    fmt: str,
+    jsonl: bool,
+    top: int,
+    shape: str,
+    jobs: int | None,
+    max_record_size: int,
+    max_errors: int,
+) -> None:
+    """Runs by format and status, duration and token percentiles, the most used and most
+    failing tools, runs per agent; read as a stream, in bounded memory.
+
+    With no FILE, or FILE -, standard input is read.
+    """
+    from agentruns.stats import RunStats, facts_from, render, stats_document
+
+    report = Reporter("text", max_errors, err=True)
+    stats = RunStats()
+    batch = Batch(
+        partial(stats_document, fmt=fmt),
+        files or ("-",),
+        layout="jsonl" if jsonl else None,
+        jobs=jobs,
+        max_record_size=max_record_size,
+        on_unreadable=_unreadable,
+    )
+    with batch:
+        for raw, outcome in batch:
+            if outcome.output is None:
+                stats.rejected += 1
+                for pointer, message in outcome.problems:
+                    report.say(
+                        "invalid",
+                        raw.source,
+                        raw.line,
+                        message,
+                        raw=raw.raw,
+                        pointer=pointer,
+                        fmt=outcome.format,
+                    )
+                continue
+            stats.add(facts_from(outcome.output))
+    if shape == "json":
+        click.echo(json.dumps(stats.as_json(top)))
+    else:
+        click.echo(render(stats, top))
+    if report.held_back:
+        _err(report.summary("--max-errors 0 prints all").lstrip("; "))
+    sys.exit(EXIT_INVALID if stats.rejected or batch.tally.unreadable else EXIT_OK)
+
+
+@main.command("export", epilog=_EPILOG, short_help="Write runs and steps as Parquet tables.")
+@click.argument("inputs", nargs=-1, required=True)
+@click.option(
+    "--to",
+    "to",
+    type=click.Choice(["parquet"]),
+    default="parquet",
+    show_default=True,
+    help="Table format.",
+)
+@click.option(
+    "-o", "--output", "folder", required=True, help="Folder for runs.parquet and steps.parquet."
+)
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["auto", *FORMATS]),
+    default="auto",
+    show_default=True,
+    help="The format to read the records as; auto: the format each record's shape says.",
+)
+@click.option(
+    "--jsonl", is_flag=True, help="Read every input as JSON Lines (default: by extension)."
+)
+@click.option(
+    "--rejects", help="Write rejected records here (JSONL: the original text and the error)."
+)
+@click.option("--max-errors", default=100, type=click.IntRange(min=0), help=_MAX_ERRORS_HELP)
+@click.option(
+    "--max-record-size",
+    type=click.IntRange(min=1),
+    default=MAX_RECORD_SIZE,
+    show_default=True,
+    help="Largest record (a JSONL line or a JSON file) read, in bytes.",
+)
+def export_command(
+    inputs: tuple[str, ...],
+    to: str,
+    folder: str,
+    fmt: str,
+    jsonl: bool,
+    rejects: str | None,
+    max_errors: int,
+    max_record_size: int,
+) -> None:
+    """Write runs.parquet (one row per run) and steps.parquet (one row per step, keyed by
+    run_id and index) from records of any format, in row groups (constant memory)."""
+    from agentruns.tables import MissingPyarrow, require_pyarrow
+
+    try:
+        require_pyarrow()
+    except MissingPyarrow as error:
+        raise _Usage(str(error)) from None
+    from agentruns.tables import ParquetExport, export_raws
+
+    named = {"--rejects": rejects or "-"}
+    try:
+        refuse_overlaps(inputs, named)
+    except OutputError as error:
+        raise _Usage(str(error)) from None
+    report = Reporter("text", max_errors, err=True)
+    tally = Tally()
+    layout: Layout | None = "jsonl" if jsonl else None
+    with ExitStack() as stack:
+        reject_out = _open_output(rejects, stack) if rejects else None
+        export = ParquetExport(folder)
+        stack.callback(export.abort)
+        for path in inputs:
+            try:
+                raws = read_raw(path, layout, max_record_size)
+                for block in _blocks(raws, 10_000):
+                    part = export_raws(block, fmt=fmt)
+                    tally.merge(part.tally)
+                    for (source, line, pointer, message), raw in _problem_raws(
+                        part.problems, block
+                    ):
+                        report.say("rejected", source, line, message, raw=raw, pointer=pointer)
+                    if reject_out is not None:
+                        for text in part.rejects:
+                            _write(reject_out, text, rejects or "")
+                    export.write(part)
+            except InputError as error:
+                tally.unreadable.append(str(error))
+                _unreadable(str(error))
+        export.close()
+        if isinstance(reject_out, Output):
+            _commit(reject_out, rejects or "")
+        stack.pop_all()
+    _err(
+        f"{_count(tally.records, 'record')} in: {tally.accepted} exported to {folder}, "
+        f"{tally.rejected} rejected"
+        + _unreadable_note(tally)
+        + report.summary("--rejects FILE keeps every one; --max-errors 0 prints all")
+    )
+    sys.exit(EXIT_INVALID if tally.rejected or tally.unreadable else EXIT_OK)
+
+
+def _blocks(raws: Iterator[Raw], size: int) -> Iterator[list[Raw]]:
+    block: list[Raw] = []
+    for raw in raws:
+        block.append(raw)
+        if len(block) == size:
+            yield block
+            block = []
+    if block:
+        yield block
+
+
+def _problem_raws(
+    problems: list[tuple[str, int, str, str]], block: list[Raw]
+) -> Iterator[tuple[tuple[str, int, str, str], bytes]]:
+    by_line = {(raw.source, raw.line): raw.raw for raw in block}
+    for problem in problems:
+        yield problem, by_line.get((problem[0], problem[1]), b"")
 
 
 @main.command("show", epilog=_EPILOG, short_help="Show a run as a person reads it.")

@@ -1,0 +1,266 @@
+"""What a person wants to see first about a set of runs, in bounded memory.
+
+Counts are exact: runs by format and status, runs per agent, calls and failures per tool
+(agents and tools beyond ``MAX_KEYS`` distinct names are counted together as ``(other)``, so
+memory stays bounded whatever the input). Duration and token percentiles come from a
+``Sketch``: a log-bucketed histogram (the DDSketch construction) whose quantiles are within
+1% of the exact value (relative), in at most a few thousand buckets, and which merges
+exactly, so parts computed apart (workers, Dask partitions) add up to the whole.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections import Counter
+from dataclasses import asdict, dataclass, field
+from datetime import datetime, timedelta
+
+from agentruns.batch import Outcome, read_model
+from agentruns.canonical import Run
+from agentruns.conversion import to_canonical
+from agentruns.io import Raw, parse
+from agentruns_generated._json import JsonValue
+
+MAX_KEYS = 10_000
+"""Distinct agent ids and tool names counted by name; the rest are ``(other)``."""
+OTHER = "(other)"
+QUANTILES = (0.5, 0.9, 0.99)
+FAILED = frozenset({"error", "failed", "failure", "canceled", "cancelled"})
+"""Step statuses that mean a tool call failed."""
+
+
+class Sketch:
+    """Quantiles of non-negative numbers within ``accuracy`` (relative), in bounded memory."""
+
+    def __init__(self, accuracy: float = 0.01) -> None:
+        self.accuracy = accuracy
+        self._gamma = (1 + accuracy) / (1 - accuracy)
+        self._log_gamma = math.log(self._gamma)
+        self.buckets: Counter[int] = Counter()
+        self.zeros = 0
+        self.count = 0
+        self.minimum: float | None = None
+        self.maximum: float | None = None
+        self.integral = True
+
+    def add(self, value: float) -> None:
+        if value < 0 or math.isnan(value):
+            return  # durations and tokens are not negative; such a value is left out
+        self.integral = self.integral and isinstance(value, int)
+        self.count += 1
+        self.minimum = value if self.minimum is None else min(self.minimum, value)
+        self.maximum = value if self.maximum is None else max(self.maximum, value)
+        if value == 0:
+            self.zeros += 1
+        else:
+            self.buckets[math.ceil(math.log(value) / self._log_gamma)] += 1
+
+    def merge(self, other: Sketch) -> None:
+        self.buckets.update(other.buckets)
+        self.zeros += other.zeros
+        self.count += other.count
+        self.integral = self.integral and other.integral
+        for bound in (other.minimum, other.maximum):
+            if bound is not None:
+                self.minimum = bound if self.minimum is None else min(self.minimum, bound)
+                self.maximum = bound if self.maximum is None else max(self.maximum, bound)
+
+    def quantile(self, q: float) -> float | None:
+        """The nearest-rank ``q`` quantile (the smallest value with at least ``q`` of the
+        values at or below it), within the sketch's accuracy; whole numbers when every
+        value added was one."""
+        if not self.count:
+            return None
+        target = max(1, math.ceil(q * self.count))
+        if target <= self.zeros:
+            return 0
+        seen = self.zeros
+        estimate = self.maximum
+        for index in sorted(self.buckets):
+            seen += self.buckets[index]
+            if seen >= target:
+                estimate = 2 * self._gamma**index / (self._gamma + 1)
+                break
+        if estimate is None:
+            return None
+        low = self.minimum if self.minimum is not None else estimate
+        high = self.maximum if self.maximum is not None else estimate
+        estimate = min(max(estimate, low), high)
+        return round(estimate) if self.integral else estimate
+
+    def summary(self) -> dict[str, JsonValue]:
+        found: dict[str, JsonValue] = {"count": self.count, "min": self.minimum}
+        for q in QUANTILES:
+            found[f"p{round(q * 100)}"] = self.quantile(q)
+        found["max"] = self.maximum
+        return found
+
+
+def _bounded(counter: Counter[str], key: str, amount: int = 1) -> None:
+    if key in counter or len(counter) < MAX_KEYS:
+        counter[key] += amount
+    else:
+        counter[OTHER] += amount
+
+
+@dataclass
+class RunFacts:
+    """The few facts of one run the statistics need (small: sent from worker processes)."""
+
+    format: str
+    status: str | None
+    agent: str | None
+    duration_ms: int | None
+    tokens: int | None
+    tools: list[tuple[str, bool]]
+    """(name, failed) of each tool call."""
+
+    @classmethod
+    def of(cls, run: Run, fmt: str) -> RunFacts:
+        steps = run.steps if isinstance(run.steps, tuple) else ()
+        tools = [
+            (step.name if isinstance(step.name, str) else "(unnamed)", step.status in FAILED)
+            for step in steps
+            if step.kind == "tool_call"
+        ]
+        duration = run.duration_ms if isinstance(run.duration_ms, int) else None
+        start, end = run.started_at, run.ended_at
+        if duration is None and isinstance(start, datetime) and isinstance(end, datetime):
+            duration = (end - start) // timedelta(milliseconds=1)
+        tokens = run.total_tokens if isinstance(run.total_tokens, int) else None
+        if (
+            tokens is None
+            and isinstance(run.input_tokens, int)
+            and isinstance(run.output_tokens, int)
+        ):
+            tokens = run.input_tokens + run.output_tokens
+        return cls(
+            format=fmt,
+            status=run.status if isinstance(run.status, str) else None,
+            agent=run.agent_id if isinstance(run.agent_id, str) else None,
+            duration_ms=duration,
+            tokens=tokens,
+            tools=tools,
+        )
+
+
+@dataclass
+class RunStats:
+    """Statistics over runs, added one by one or merged part by part."""
+
+    runs: int = 0
+    rejected: int = 0
+    by_format_status: Counter[tuple[str, str]] = field(default_factory=Counter)
+    agents: Counter[str] = field(default_factory=Counter)
+    tool_calls: Counter[str] = field(default_factory=Counter)
+    tool_failures: Counter[str] = field(default_factory=Counter)
+    duration_ms: Sketch = field(default_factory=Sketch)
+    tokens: Sketch = field(default_factory=Sketch)
+
+    def add(self, facts: RunFacts) -> None:
+        self.runs += 1
+        self.by_format_status[facts.format, facts.status or "(none)"] += 1
+        _bounded(self.agents, facts.agent or "(none)")
+        for name, failed in facts.tools:
+            _bounded(self.tool_calls, name)
+            if failed:
+                _bounded(self.tool_failures, name)
+        if facts.duration_ms is not None:
+            self.duration_ms.add(facts.duration_ms)
+        if facts.tokens is not None:
+            self.tokens.add(facts.tokens)
+
+    def merge(self, other: RunStats) -> None:
+        self.runs += other.runs
+        self.rejected += other.rejected
+        self.by_format_status.update(other.by_format_status)
+        for mine, theirs in (
+            (self.agents, other.agents),
+            (self.tool_calls, other.tool_calls),
+            (self.tool_failures, other.tool_failures),
+        ):
+            for key, amount in theirs.items():
+                _bounded(mine, key, amount)
+        self.duration_ms.merge(other.duration_ms)
+        self.tokens.merge(other.tokens)
+
+    def as_json(self, top: int = 10) -> dict[str, JsonValue]:
+        formats: dict[str, JsonValue] = {}
+        for (fmt, status), number in sorted(self.by_format_status.items()):
+            inner = formats.setdefault(fmt, {})
+            assert isinstance(inner, dict)
+            inner[status] = number
+        return {
+            "runs": self.runs,
+            "rejected": self.rejected,
+            "by_format_and_status": formats,
+            "duration_ms": self.duration_ms.summary(),
+            "tokens": self.tokens.summary(),
+            "most_used_tools": _top(self.tool_calls, top),
+            "most_failing_tools": _top(self.tool_failures, top),
+            "runs_per_agent": _top(self.agents, top),
+            "quantile_accuracy": self.duration_ms.accuracy,
+        }
+
+
+def _top(counter: Counter[str], top: int) -> list[JsonValue]:
+    ranked = sorted(counter.items(), key=lambda item: (-item[1], item[0]))[:top]
+    return [{"name": name, "count": number} for name, number in ranked]
+
+
+def stats_document(raw: Raw, fmt: str = "auto") -> Outcome:
+    """The facts of one document's run, as a line of JSON (the unit a worker sends back)."""
+    name, model, problems = read_model(parse(raw), fmt)
+    if model is None or name is None:
+        return Outcome(name, problems)
+    facts = RunFacts.of(to_canonical(model), name)
+    return Outcome(name, output=json.dumps(asdict(facts)).encode())
+
+
+def facts_from(output: bytes) -> RunFacts:
+    value = json.loads(output)
+    value["tools"] = [(str(name), bool(failed)) for name, failed in value["tools"]]
+    return RunFacts(**value)
+
+
+def render(stats: RunStats, top: int = 10) -> str:
+    """The statistics as text for a terminal."""
+    data = stats.as_json(top)
+    lines = [
+        f"runs      {stats.runs}" + (f" ({stats.rejected} rejected)" if stats.rejected else "")
+    ]
+    lines.append("")
+    lines.append("by format and status")
+    for (fmt, status), number in sorted(stats.by_format_status.items()):
+        lines.append(f"  {fmt:<10} {status:<16} {number:>10}")
+    for label, sketch in (("duration ms", stats.duration_ms), ("tokens", stats.tokens)):
+        lines.append("")
+        if not sketch.count:
+            lines.append(f"{label}: none recorded")
+            continue
+        cells = [
+            f"{key} {_number(value)}" for key, value in sketch.summary().items() if key != "count"
+        ]
+        lines.append(f"{label} ({sketch.count} runs): " + ", ".join(cells))
+    for label, key in (
+        ("most used tools", "most_used_tools"),
+        ("most failing tools", "most_failing_tools"),
+        ("runs per agent", "runs_per_agent"),
+    ):
+        lines.append("")
+        entries = data[key]
+        assert isinstance(entries, list)
+        lines.append(label + ("" if entries else ": none"))
+        for entry in entries:
+            assert isinstance(entry, dict)
+            lines.append(f"  {entry['name']!s:<40} {entry['count']:>10}")
+    lines.append("")
+    lines.append(f"percentiles within {stats.duration_ms.accuracy:.0%} (a mergeable sketch)")
+    return "\n".join(lines)
+
+
+def _number(value: JsonValue) -> str:
+    if isinstance(value, float):
+        return f"{value:,.0f}"
+    return f"{value:,}" if isinstance(value, int) else "-"

@@ -1,0 +1,365 @@
+"""Runs as tables: one row per run, one row per step, as Arrow record batches and Parquet.
+
+Needs pyarrow (``pip install 'agentruns[parquet]'``). Built from the canonical run, so every
+format gives the same columns; the column types are exact (timestamps in UTC with time zone,
+integers as integers, nulls where the data is optional) and documented in docs/tables.md.
+``RUNS_SCHEMA`` and ``STEPS_SCHEMA`` are the contract (a golden test holds them).
+
+``export_lines`` turns JSONL lines into batches with no state outside the call, so any engine
+can run it per partition; ``RunIds`` then makes ``run_id`` unique across the parts, in order,
+and ``ParquetExport`` writes ``runs.parquet`` and ``steps.parquet`` in row groups.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from pydantic import MISSING
+
+from agentruns.batch import Boundary, Outcome, Tally, raws_of, read_model, reject_line
+from agentruns.canonical import Run
+from agentruns.conversion import to_canonical
+from agentruns.io import Raw, parse
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+
+MISSING_PYARROW = "Parquet export needs pyarrow: pip install 'agentruns[parquet]'"
+
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+_MICRO = timedelta(microseconds=1)
+
+
+class MissingPyarrow(ImportError):
+    """pyarrow is not installed."""
+
+
+def require_pyarrow() -> None:
+    """Raise ``MissingPyarrow`` (saying how to install it) unless pyarrow can be imported."""
+    try:
+        import pyarrow  # noqa: F401
+    except ImportError:
+        raise MissingPyarrow(MISSING_PYARROW) from None
+
+
+def runs_schema() -> pa.Schema:
+    require_pyarrow()
+    import pyarrow as pa
+
+    stamp = pa.timestamp("us", tz="UTC")
+    fields: list[pa.Field[Any]] = [
+        pa.field("run_id", pa.string(), nullable=False),
+        pa.field("record_id", pa.string()),
+        pa.field("format", pa.string(), nullable=False),
+        pa.field("agent_id", pa.string()),
+        pa.field("kind", pa.string()),
+        pa.field("status", pa.string()),
+        pa.field("goal", pa.string()),
+        pa.field("final_message", pa.string()),
+        pa.field("started_at", stamp),
+        pa.field("ended_at", stamp),
+        pa.field("duration_ms", pa.int64()),
+        pa.field("total_tokens", pa.int64()),
+        pa.field("input_tokens", pa.int64()),
+        pa.field("output_tokens", pa.int64()),
+        pa.field("cost_usd", pa.float64()),
+        pa.field("eval_id", pa.string()),
+        pa.field("condition", pa.string()),
+        pa.field("step_count", pa.int32(), nullable=False),
+        pa.field("tool_call_count", pa.int32(), nullable=False),
+        pa.field("source_file", pa.string(), nullable=False),
+        pa.field("source_line", pa.int64(), nullable=False),
+    ]
+    return pa.schema(fields)
+
+
+def steps_schema() -> pa.Schema:
+    require_pyarrow()
+    import pyarrow as pa
+
+    fields: list[pa.Field[Any]] = [
+        pa.field("run_id", pa.string(), nullable=False),
+        pa.field("index", pa.int32(), nullable=False),
+        pa.field("kind", pa.string(), nullable=False),
+        pa.field("name", pa.string()),
+        pa.field("started_at", pa.timestamp("us", tz="UTC")),
+        pa.field("duration_ms", pa.int64()),
+        pa.field("status", pa.string()),
+        pa.field("message", pa.string()),
+        pa.field("input", pa.string()),
+        pa.field("output", pa.string()),
+    ]
+    return pa.schema(fields)
+
+
+def _micros(value: object) -> int | None:
+    if not isinstance(value, datetime):
+        return None
+    aware = value if value.tzinfo is not None else value.replace(tzinfo=UTC)
+    return (aware - _EPOCH) // _MICRO
+
+
+def _text(value: object) -> str | None:
+    return value if isinstance(value, str) else None
+
+
+def _int(value: object) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def _json(value: object) -> str | None:
+    if value is MISSING:
+        return None
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+def _duration(run: Run) -> int | None:
+    recorded = _int(run.duration_ms)
+    if recorded is not None:
+        return recorded
+    start, end = _micros(run.started_at), _micros(run.ended_at)
+    return None if start is None or end is None else (end - start) // 1000
+
+
+@dataclass
+class _Columns:
+    runs: dict[str, list[object]] = field(default_factory=dict)
+    steps: dict[str, list[object]] = field(default_factory=dict)
+
+    def run(self, **values: object) -> None:
+        for key, value in values.items():
+            self.runs.setdefault(key, []).append(value)
+
+    def step(self, **values: object) -> None:
+        for key, value in values.items():
+            self.steps.setdefault(key, []).append(value)
+
+
+def add_run(columns: _Columns, run: Run, fmt: str, source: str, line: int) -> None:
+    """Append the run's row and its steps' rows (all computed first: a run is added whole or
+    not at all)."""
+    row = len(columns.runs.get("format", []))
+    steps = run.steps if isinstance(run.steps, tuple) else ()
+    record_id = _text(run.run_id) or None
+    step_rows = [
+        {
+            "run_row": row,
+            "index": index,
+            "kind": step.kind,
+            "name": _text(step.name),
+            "started_at": _micros(step.started_at),
+            "duration_ms": _int(step.duration_ms),
+            "status": _text(step.status),
+            "message": _text(step.message),
+            "input": _json(step.input),
+            "output": _json(step.output),
+        }
+        for index, step in enumerate(steps)
+    ]
+    columns.run(
+        run_id=_provisional_id(record_id, run, source, line),
+        record_id=record_id,
+        format=fmt,
+        agent_id=_text(run.agent_id),
+        kind=_text(run.kind),
+        status=_text(run.status),
+        goal=_text(run.goal),
+        final_message=_text(run.final_message),
+        started_at=_micros(run.started_at),
+        ended_at=_micros(run.ended_at),
+        duration_ms=_duration(run),
+        total_tokens=_int(run.total_tokens),
+        input_tokens=_int(run.input_tokens),
+        output_tokens=_int(run.output_tokens),
+        cost_usd=run.cost_usd if isinstance(run.cost_usd, float | int) else None,
+        eval_id=_text(run.eval_id),
+        condition=_text(run.condition),
+        step_count=len(steps),
+        tool_call_count=sum(step.kind == "tool_call" for step in steps),
+        source_file=source,
+        source_line=line,
+    )
+    for values in step_rows:
+        columns.step(**values)
+
+
+def _provisional_id(record_id: str | None, run: Run, source: str, line: int) -> str:
+    if record_id is not None:
+        return record_id
+    base = f"R-{run.eval_id}" if isinstance(run.eval_id, str) else "R"
+    if isinstance(run.condition, str):
+        base += f"-{run.condition}"
+    if isinstance(run.run_index, int):
+        base += f"-{run.run_index}"
+    return f"{base}@{source}:{line}"
+
+
+@dataclass
+class Exported:
+    """One part's tables: ``runs`` (``run_id`` provisional: the record's own id, else one
+    derived from it and its file and line) and ``steps`` (with ``run_row``, the row of its run
+    in ``runs``); ``RunIds.apply`` makes them final."""
+
+    runs: pa.RecordBatch
+    steps: pa.RecordBatch
+    rejects: list[bytes]
+    problems: list[tuple[str, int, str, str]]
+    tally: Tally
+
+
+class _Work:
+    def __init__(self, fmt: str, columns: _Columns) -> None:
+        self.fmt = fmt
+        self.columns = columns
+
+    def __call__(self, raw: Raw) -> Outcome:
+        name, model, problems = read_model(parse(raw), self.fmt)
+        if model is None or name is None:
+            return Outcome(name, problems)
+        run = to_canonical(model)
+        add_run(self.columns, run, name, raw.source, raw.line)
+        return Outcome(name)
+
+
+def export_lines(
+    lines: Iterable[bytes], *, fmt: str = "auto", name: str = "-", first_line: int = 1
+) -> Exported:
+    """The run and step rows of JSONL lines, as Arrow record batches (no state outside the
+    call: run it per partition of any engine)."""
+    return export_raws(raws_of(lines, name, first_line), fmt=fmt)
+
+
+def export_raws(raws: Iterable[Raw], *, fmt: str = "auto") -> Exported:
+    """``export_lines`` for documents already read (``agentruns.io.read_raw``)."""
+    require_pyarrow()
+    import pyarrow as pa
+
+    columns = _Columns()
+    tally = Tally()
+    rejects: list[bytes] = []
+    problems: list[tuple[str, int, str, str]] = []
+    boundary = Boundary(_Work(fmt, columns))
+    for raw in raws:
+        outcome = boundary(raw)
+        tally.count(outcome)
+        if outcome.problems:
+            rejects.append(reject_line(raw, outcome.problems))
+            problems += [(raw.source, raw.line, p, m) for p, m in outcome.problems]
+    runs_fields = runs_schema()
+    runs = pa.record_batch(
+        [pa.array(columns.runs.get(f.name, []), type=f.type) for f in runs_fields],
+        schema=runs_fields,
+    )
+    step_fields = steps_schema()
+    step_arrays = [pa.array(columns.steps.get("run_row", []), type=pa.int32())]
+    step_arrays += [pa.array(columns.steps.get(f.name, []), type=f.type) for f in step_fields][1:]
+    steps = pa.record_batch(
+        step_arrays,
+        schema=pa.schema([pa.field("run_row", pa.int32(), nullable=False), *list(step_fields)[1:]]),
+    )
+    return Exported(runs, steps, rejects, problems, tally)
+
+
+class RunIds:
+    """Makes ``run_id`` unique across an export, parts taken in order: a record's own id the
+    first time it is seen, else ``<id>@<file>:<line>`` (file and line make it unique).
+
+    Keeps an 8-byte digest per id seen, not the ids: a digest collision can only add a
+    suffix to an id, never make two ids equal.
+    """
+
+    def __init__(self) -> None:
+        self._seen: set[bytes] = set()
+
+    def apply(self, part: Exported) -> tuple[pa.RecordBatch, pa.RecordBatch]:
+        require_pyarrow()
+        import pyarrow as pa
+
+        runs = part.runs
+        provisional = [str(v) for v in runs.column("run_id").to_pylist()]
+        records = [v if isinstance(v, str) else None for v in runs.column("record_id").to_pylist()]
+        files = [str(v) for v in runs.column("source_file").to_pylist()]
+        lines = [v if isinstance(v, int) else 0 for v in runs.column("source_line").to_pylist()]
+        final: list[str] = []
+        for run_id, record_id, source, line in zip(provisional, records, files, lines, strict=True):
+            if record_id is None:
+                final.append(run_id)
+                continue
+            digest = hashlib.blake2b(record_id.encode(), digest_size=8).digest()
+            if digest in self._seen:
+                final.append(f"{record_id}@{source}:{line}")
+            else:
+                self._seen.add(digest)
+                final.append(run_id)
+        ids = pa.array(final, type=pa.string())
+        runs = runs.set_column(0, runs.schema.field("run_id"), ids)
+        steps = part.steps
+        step_ids = ids.take(steps.column("run_row"))
+        schema = steps_schema()
+        steps = pa.record_batch([step_ids, *steps.columns[1:]], schema=schema)
+        return runs, steps
+
+
+class ParquetExport:
+    """``runs.parquet`` and ``steps.parquet`` in ``folder``, written part by part in row
+    groups (zstd), each file through a temporary name renamed at ``close``."""
+
+    ROW_GROUP = 64 * 1024
+
+    def __init__(self, folder: str | Path) -> None:
+        require_pyarrow()
+
+        import pyarrow.parquet as pq
+
+        self.folder = Path(folder)
+        self.folder.mkdir(parents=True, exist_ok=True)
+        self._ids = RunIds()
+        self._paths = {name: self.folder / f"{name}.parquet" for name in ("runs", "steps")}
+        self._temporary = {
+            name: path.with_name(f".{path.name}.partial") for name, path in self._paths.items()
+        }
+        self._writers = {
+            "runs": pq.ParquetWriter(self._temporary["runs"], runs_schema(), compression="zstd"),
+            "steps": pq.ParquetWriter(self._temporary["steps"], steps_schema(), compression="zstd"),
+        }
+        self._pending: dict[str, list[pa.RecordBatch]] = {"runs": [], "steps": []}
+        self._rows = {"runs": 0, "steps": 0}
+
+    def write(self, part: Exported) -> None:
+        runs, steps = self._ids.apply(part)
+        for name, batch in (("runs", runs), ("steps", steps)):
+            if batch.num_rows:
+                self._pending[name].append(batch)
+                self._rows[name] += batch.num_rows
+                if self._rows[name] >= self.ROW_GROUP:
+                    self._flush(name)
+
+    def _flush(self, name: str) -> None:
+        import pyarrow as pa
+
+        if self._pending[name]:
+            table = pa.Table.from_batches(self._pending[name])
+            self._writers[name].write_table(table, row_group_size=self.ROW_GROUP)
+        self._pending[name] = []
+        self._rows[name] = 0
+
+    def close(self) -> None:
+        for name, writer in self._writers.items():
+            self._flush(name)
+            writer.close()
+        for name, temporary in self._temporary.items():
+            temporary.replace(self._paths[name])
+
+    def abort(self) -> None:
+        for writer in self._writers.values():
+            with contextlib.suppress(Exception):  # cleanup must not hide the first error
+                writer.close()
+        for temporary in self._temporary.values():
+            temporary.unlink(missing_ok=True)
