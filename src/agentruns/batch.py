@@ -28,7 +28,17 @@ from pydantic import BaseModel
 from agentruns._workers import OrderedMap, available_cpus
 from agentruns.conversion import Conversion, LossError, convert, text_losses
 from agentruns.detect import MODELS, detect
-from agentruns.io import MAX_RECORD_SIZE, InputError, Layout, Raw, Record, parse, read_raw, validate
+from agentruns.io import (
+    MAX_RECORD_SIZE,
+    InputError,
+    Layout,
+    Raw,
+    Record,
+    parse,
+    read_raw,
+    too_large,
+    validate,
+)
 
 Problem = tuple[str, str]
 """(JSON pointer into the document, message); the pointer is ``""`` for the whole document."""
@@ -289,8 +299,7 @@ def raws_of(
         if not body or body.isspace():
             continue
         if len(body) > max_record_size:
-            error = f"record larger than the maximum record size ({max_record_size} bytes)"
-            yield Raw(name, number, b"", error)
+            yield Raw(name, number, b"", too_large(max_record_size))
         else:
             yield Raw(name, number, body)
 

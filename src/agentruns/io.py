@@ -102,7 +102,7 @@ def read_raw(
                 data = stream.read(max_size + len(_BOM) + 1)
                 data = data[len(_BOM) :] if data.startswith(_BOM) else data
                 if len(data) > max_size:
-                    yield Raw(path, 1, b"", _too_large(max_size))
+                    yield Raw(path, 1, b"", too_large(max_size))
                 else:
                     yield Raw(path, 1, data)
         except _BROKEN_STREAM as error:
@@ -121,7 +121,7 @@ def _why(error: BaseException) -> str:
     return text[:200]
 
 
-def _too_large(max_size: int) -> str:
+def too_large(max_size: int) -> str:
     return f"record larger than the maximum record size ({max_size} bytes; --max-record-size)"
 
 
@@ -183,7 +183,7 @@ def _jsonl(path: str, stream: IO[bytes], max_size: int) -> Iterator[Raw]:
         number += 1
         if not line.endswith(b"\n") and len(line) == limit:
             _skip_line(stream)
-            yield Raw(path, number, b"", _too_large(max_size))
+            yield Raw(path, number, b"", too_large(max_size))
             continue
         if number == 1 and line.startswith(_BOM):
             line = line[len(_BOM) :]
@@ -191,7 +191,7 @@ def _jsonl(path: str, stream: IO[bytes], max_size: int) -> Iterator[Raw]:
         if not body or body.isspace():  # (isspace: no copy of a long line, as strip makes)
             continue  # blank lines separate nothing in JSONL; they are not records
         if len(body) > max_size:
-            yield Raw(path, number, b"", _too_large(max_size))
+            yield Raw(path, number, b"", too_large(max_size))
             continue
         yield Raw(path, number, body)
 

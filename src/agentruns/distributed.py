@@ -1,0 +1,246 @@
+"""validate, convert and export on a Dask cluster, for archives that outgrow one machine.
+
+Needs ``distributed`` (``pip install 'agentruns[dask]'``). Files are cut into parts of about
+``part_bytes`` at line boundaries (a compressed file, or a JSON document, is one part); the
+workers count each part's lines, then handle its records with the same functions the
+command uses (``agentruns.batch.convert_lines`` and friends), so every record gets the same
+bytes, the same line number and the same rejection as with ``agentruns convert``. The parts
+come back to the client in input order, which writes the outputs as the command does
+(temporary file, renamed at the end). Every record is accounted for in the returned tally.
+
+    from dask.distributed import Client
+    from agentruns.distributed import convert_files
+
+    with Client("tcp://scheduler:8786") as client:
+        tally = convert_files(client, ["runs-1.jsonl", "runs-2.jsonl"], "agentrun", "out.jsonl")
+
+The files must be readable by the workers at the same paths (a shared file system).
+"""
+
+from __future__ import annotations
+
+import os
+from collections import deque
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from functools import partial
+from typing import TYPE_CHECKING, TypeVar
+
+from agentruns._compression import compression_of
+from agentruns._output import Output
+from agentruns.batch import (
+    Boundary,
+    Lines,
+    Outcome,
+    Tally,
+    convert_document,
+    raws_of,
+    reject_line,
+    validate_document,
+)
+from agentruns.io import MAX_RECORD_SIZE, InputError, Raw, layout_of, read_raw
+
+if TYPE_CHECKING:
+    from distributed import Client
+
+    from agentruns.tables import Exported
+
+T = TypeVar("T")
+
+PART_BYTES = 64 << 20
+"""Default part size: big enough that scheduling costs nothing next to the work."""
+
+
+@dataclass(frozen=True, slots=True)
+class Part:
+    """Bytes ``start`` to ``end`` of a JSONL file (``end`` None: the whole file, read as the
+    command reads it: decompressed, or as one JSON document)."""
+
+    path: str
+    start: int = 0
+    end: int | None = None
+
+
+def parts_of(paths: Sequence[str], part_bytes: int = PART_BYTES) -> list[Part]:
+    """Cut the files at line boundaries into parts of about ``part_bytes``."""
+    parts: list[Part] = []
+    for path in paths:
+        if compression_of(path) is not None or layout_of(path) != "jsonl":
+            parts.append(Part(path))
+            continue
+        try:
+            size = os.path.getsize(path)
+        except OSError:
+            parts.append(Part(path))  # the worker reports it unreadable
+            continue
+        start = 0
+        with open(path, "rb") as stream:
+            while start < size:
+                end = min(start + part_bytes, size)
+                if end < size:
+                    stream.seek(end)
+                    rest = stream.readline()
+                    end += len(rest)
+                parts.append(Part(path, start, end))
+                start = end
+        if size == 0:
+            parts.append(Part(path, 0, 0))
+    return parts
+
+
+def _lines(part: Part) -> list[bytes]:
+    assert part.end is not None
+    with open(part.path, "rb") as stream:
+        stream.seek(part.start)
+        data = stream.read(part.end - part.start)
+    return data.split(b"\n")[:-1] if data.endswith(b"\n") else data.split(b"\n")
+
+
+def count_lines(part: Part) -> int:
+    """Lines in a part (the next part's first line number follows from it)."""
+    if part.end is None:
+        return 0
+    return len(_lines(part))
+
+
+def _raws(part: Part, first_line: int, unreadable: list[str]) -> Iterator[Raw]:
+    try:
+        if part.end is None:
+            yield from read_raw(part.path, None, MAX_RECORD_SIZE)
+        else:
+            yield from raws_of(_lines(part), part.path, first_line)
+    except (InputError, OSError) as error:
+        unreadable.append(str(error) if isinstance(error, InputError) else f"{part.path}: {error}")
+
+
+def _handle(work: Callable[[Raw], Outcome], part: Part, first_line: int) -> Lines:
+    result = Lines()
+    boundary = Boundary(work)
+    for raw in _raws(part, first_line, result.tally.unreadable):
+        outcome = boundary(raw)
+        result.tally.count(outcome)
+        result.problems += [(raw.source, raw.line, p, m) for p, m in outcome.problems]
+        if outcome.output is None:
+            result.rejects.append(reject_line(raw, outcome.problems))
+            continue
+        result.output.append(outcome.output)
+        if outcome.report is not None:
+            result.losses.append(outcome.report)
+    return result
+
+
+def convert_part(part: Part, first_line: int, to: str, source: str, strict: bool) -> Lines:
+    work = partial(convert_document, to=to, source=source, strict=strict, report=True)
+    return _handle(work, part, first_line)
+
+
+def validate_part(part: Part, first_line: int, fmt: str) -> Lines:
+    return _handle(partial(validate_document, fmt=fmt), part, first_line)
+
+
+def export_part(part: Part, first_line: int, fmt: str) -> Exported:
+    from agentruns.tables import export_raws
+
+    unreadable: list[str] = []
+    exported = export_raws(_raws(part, first_line, unreadable), fmt=fmt)
+    exported.tally.unreadable += unreadable
+    return exported
+
+
+def _run_parts(
+    client: Client, function: Callable[..., T], parts: list[Part], *args: object
+) -> Iterator[T]:
+    """``function(part, first_line, *args)`` on the cluster; results in part order, each
+    gathered as soon as it and every part before it are done (bounded client memory)."""
+    counts = [future.result() for future in client.map(count_lines, parts, pure=False)]
+    firsts: list[int] = []
+    line = 1
+    previous: str | None = None
+    for part, count in zip(parts, counts, strict=True):
+        if part.path != previous:
+            line = 1
+            previous = part.path
+        firsts.append(line)
+        line += count
+    pending = deque(
+        client.map(function, parts, firsts, *[[a] * len(parts) for a in args], pure=False)
+    )
+    while pending:
+        yield pending.popleft().result()  # dropped as soon as handed out: workers free it
+
+
+def validate_files(
+    client: Client, paths: Sequence[str], fmt: str = "auto", *, part_bytes: int = PART_BYTES
+) -> Lines:
+    """Every problem, in input order, and the tally: what ``agentruns validate`` reports."""
+    total = Lines()
+    for lines in _run_parts(client, validate_part, parts_of(paths, part_bytes), fmt):
+        total.problems += lines.problems
+        total.tally.merge(lines.tally)
+    return total
+
+
+def convert_files(
+    client: Client,
+    paths: Sequence[str],
+    to: str,
+    output: str,
+    *,
+    source: str = "auto",
+    strict: bool = False,
+    rejects: str | None = None,
+    losses: str | None = None,
+    part_bytes: int = PART_BYTES,
+) -> Tally:
+    """``agentruns convert --to TO PATHS -o OUTPUT [--rejects R] [--losses L]`` on the
+    cluster: the same files, byte for byte."""
+    outputs = {"out": Output(output)}
+    if rejects:
+        outputs["rejects"] = Output(rejects)
+    if losses:
+        outputs["losses"] = Output(losses)
+    tally = Tally()
+    try:
+        for lines in _run_parts(
+            client, convert_part, parts_of(paths, part_bytes), to, source, strict
+        ):
+            tally.merge(lines.tally)
+            for data in lines.output:
+                outputs["out"].write(data)
+            if "rejects" in outputs:
+                for data in lines.rejects:
+                    outputs["rejects"].write(data)
+            if "losses" in outputs:
+                for data in lines.losses:
+                    outputs["losses"].write(data)
+        for writer in outputs.values():
+            writer.commit()
+    except BaseException:
+        for writer in outputs.values():
+            writer.abort()
+        raise
+    return tally
+
+
+def export_files(
+    client: Client,
+    paths: Sequence[str],
+    folder: str,
+    *,
+    fmt: str = "auto",
+    part_bytes: int = PART_BYTES,
+) -> Tally:
+    """``agentruns export PATHS -o FOLDER`` on the cluster: the same tables, row for row."""
+    from agentruns.tables import ParquetExport
+
+    export = ParquetExport(folder)
+    tally = Tally()
+    try:
+        for part in _run_parts(client, export_part, parts_of(paths, part_bytes), fmt):
+            tally.merge(part.tally)
+            export.write(part)
+        export.close()
+    except BaseException:
+        export.abort()
+        raise
+    return tally
