@@ -1,0 +1,124 @@
+"""validate, convert and export on a Dask cluster of two worker processes give what the
+command gives on one machine, record for record, every record accounted for."""
+
+from __future__ import annotations
+
+import gzip
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import pyarrow.parquet as pq
+import pytest
+from click.testing import CliRunner
+from distributed import Client, LocalCluster
+
+from agentruns.cli import main
+from agentruns.distributed import convert_files, export_files, parts_of, validate_files
+
+FIXTURES = Path(__file__).parent / "fixtures"
+
+
+@pytest.fixture(scope="module")
+def client() -> Iterator[Client]:
+    with (
+        LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
+        ) as cluster,
+        Client(cluster) as connected,
+    ):
+        yield connected
+
+
+@pytest.fixture
+def inputs(tmp_path: Path) -> list[str]:
+    records = [
+        json.dumps(json.loads((FIXTURES / name).read_text()))
+        for name in ("portable.min.json", "cortex.min.json", "agentrun.min.json")
+    ]
+    lines: list[str] = []
+    for number in range(400):
+        lines.append(records[number % 3].replace('"R-T-DOC-007"', f'"R-{number}"'))
+        if number % 37 == 0:
+            lines.append('{"run_id": "cut')  # not JSON
+        if number % 53 == 0:
+            lines.append("")  # a blank line: numbered, skipped
+    first = tmp_path / "a.jsonl"
+    first.write_text("\n".join(lines) + "\n")
+    second = tmp_path / "b.jsonl.gz"
+    second.write_bytes(gzip.compress(("\n".join(reversed(lines)) + "\n").encode()))
+    third = tmp_path / "c.json"
+    third.write_text(records[1])
+    return [str(first), str(second), str(third)]
+
+
+def test_files_are_cut_at_line_boundaries(inputs: list[str]) -> None:
+    parts = parts_of(inputs, 4096)
+    assert len(parts) > 10
+    data = Path(inputs[0]).read_bytes()
+    for part in parts:
+        if part.path == inputs[0] and part.end is not None:
+            assert part.start == 0 or data[part.start - 1 : part.start] == b"\n"
+
+
+def test_convert_on_the_cluster_writes_what_the_command_writes(
+    client: Client, inputs: list[str], tmp_path: Path
+) -> None:
+    names = ("out.jsonl", "rejects.jsonl", "losses.jsonl")
+    local = [tmp_path / f"local-{n}" for n in names]
+    CliRunner().invoke(
+        main,
+        [
+            "convert",
+            "-q",
+            "--to",
+            "portable",
+            *inputs,
+            "-o",
+            str(local[0]),
+            "--rejects",
+            str(local[1]),
+            "--losses",
+            str(local[2]),
+        ],
+    )
+    remote = [tmp_path / f"dask-{n}" for n in names]
+    tally = convert_files(
+        client,
+        inputs,
+        "portable",
+        str(remote[0]),
+        rejects=str(remote[1]),
+        losses=str(remote[2]),
+        part_bytes=4096,
+    )
+    for mine, theirs in zip(local, remote, strict=True):
+        assert mine.read_bytes() == theirs.read_bytes(), mine.name
+    assert tally.records == tally.accepted + tally.rejected
+    assert tally.accepted == len(local[0].read_bytes().splitlines())
+    assert tally.rejected == len(local[1].read_bytes().splitlines()) > 0
+
+
+def test_validate_on_the_cluster_finds_the_problems_the_command_finds(
+    client: Client, inputs: list[str]
+) -> None:
+    result = CliRunner().invoke(main, ["validate", "--output-format", "json", *inputs])
+    local = [
+        (e["file"], e["line"], e["pointer"], e["message"])
+        for e in map(json.loads, result.stdout.splitlines())
+    ]
+    found = validate_files(client, inputs, part_bytes=4096)
+    assert found.problems == local
+    assert found.tally.records == found.tally.accepted + found.tally.rejected
+
+
+def test_export_on_the_cluster_gives_the_tables_the_command_gives(
+    client: Client, inputs: list[str], tmp_path: Path
+) -> None:
+    CliRunner().invoke(main, ["export", *inputs, "-o", str(tmp_path / "local")])
+    tally = export_files(client, inputs, str(tmp_path / "dask"), part_bytes=4096)
+    for name in ("runs", "steps"):
+        mine = pq.read_table(tmp_path / "local" / f"{name}.parquet")
+        theirs = pq.read_table(tmp_path / "dask" / f"{name}.parquet")
+        assert mine.equals(theirs), name
+    assert tally.accepted == pq.read_table(tmp_path / "dask" / "runs.parquet").num_rows

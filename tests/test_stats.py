@@ -1,0 +1,109 @@
+"""Run statistics: exact counts, percentiles within the sketch's 1%, parts that merge into
+the whole, and a command that prints them."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+from click.testing import CliRunner
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from agentruns.cli import main
+from agentruns.stats import MAX_KEYS, OTHER, RunFacts, RunStats, Sketch
+
+FIXTURES = Path(__file__).parent / "fixtures"
+
+values = st.lists(
+    st.integers(0, 10**12) | st.floats(0, 1e9, allow_nan=False), min_size=1, max_size=300
+)
+
+
+def _nearest_rank(data: list[float], q: float) -> float:
+    ordered = sorted(data)
+    return ordered[max(1, math.ceil(q * len(ordered))) - 1]
+
+
+@given(data=values, q=st.sampled_from([0.0, 0.25, 0.5, 0.9, 0.99, 1.0]))
+@settings(max_examples=300, deadline=None)
+def test_a_quantile_is_within_one_percent_of_the_exact_one(data: list[float], q: float) -> None:
+    sketch = Sketch()
+    for value in data:
+        sketch.add(value)
+    exact = _nearest_rank(data, q)
+    found = sketch.quantile(q)
+    assert found is not None
+    slack = 0.01 * exact + (0.5 if sketch.integral else 0)  # whole numbers are rounded
+    assert abs(found - exact) <= slack + 1e-9
+
+
+@given(data=values, cut=st.integers(0, 300))
+@settings(max_examples=100, deadline=None)
+def test_sketches_of_parts_merge_into_the_sketch_of_the_whole(data: list[float], cut: int) -> None:
+    whole, left, right = Sketch(), Sketch(), Sketch()
+    for index, value in enumerate(data):
+        whole.add(value)
+        (left if index < cut else right).add(value)
+    left.merge(right)
+    assert left.summary() == whole.summary()
+
+
+facts = st.builds(
+    RunFacts,
+    format=st.sampled_from(["portable", "cortex", "agentrun"]),
+    status=st.none() | st.sampled_from(["completed", "failed"]),
+    agent=st.none() | st.sampled_from(["a", "b", "c"]),
+    duration_ms=st.none() | st.integers(0, 10**7),
+    tokens=st.none() | st.integers(0, 10**6),
+    tools=st.lists(st.tuples(st.sampled_from(["Bash", "Read", "Edit"]), st.booleans()), max_size=5),
+)
+
+
+@given(runs=st.lists(facts, max_size=60), cut=st.integers(0, 60))
+@settings(max_examples=100, deadline=None)
+def test_counts_are_exact_and_parts_add_up(runs: list[RunFacts], cut: int) -> None:
+    whole, left, right = RunStats(), RunStats(), RunStats()
+    for index, run in enumerate(runs):
+        whole.add(run)
+        (left if index < cut else right).add(run)
+    left.merge(right)
+    assert left.as_json() == whole.as_json()
+    assert whole.runs == len(runs)
+    calls = sum(len(r.tools) for r in runs)
+    assert sum(whole.tool_calls.values()) == calls
+    assert sum(whole.tool_failures.values()) == sum(f for r in runs for _, f in r.tools)
+    assert sum(whole.by_format_status.values()) == len(runs)
+
+
+def test_names_beyond_the_bound_are_counted_as_other() -> None:
+    stats = RunStats()
+    for number in range(MAX_KEYS + 5):
+        stats.add(RunFacts("cortex", "completed", f"agent-{number}", None, None, []))
+    assert len(stats.agents) == MAX_KEYS + 1
+    assert stats.agents[OTHER] == 5
+    assert sum(stats.agents.values()) == MAX_KEYS + 5
+
+
+def test_the_command_prints_the_summary_and_json_for_programs(tmp_path: Path) -> None:
+    lines = [
+        json.dumps(json.loads((FIXTURES / name).read_text()))
+        for name in ("portable.min.json", "cortex.min.json", "agentrun.min.json")
+    ]
+    path = tmp_path / "runs.jsonl"
+    path.write_text("\n".join([*lines, "{oops"]) + "\n")
+    text = CliRunner().invoke(main, ["stats", str(path)])
+    assert text.exit_code == 1  # one line is no record
+    assert "runs      3 (1 rejected)" in text.stdout
+    assert "most used tools" in text.stdout
+    data = json.loads(
+        CliRunner().invoke(main, ["stats", "--output-format", "json", str(path)]).stdout
+    )
+    assert data["runs"] == 3
+    assert data["by_format_and_status"] == {
+        "agentrun": {"completed": 1},
+        "cortex": {"completed": 1},
+        "portable": {"(none)": 1},
+    }
+    assert data["duration_ms"]["count"] == 2
