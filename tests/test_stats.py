@@ -5,14 +5,16 @@ from __future__ import annotations
 
 import json
 import math
+import random
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from agentruns.cli import main
-from agentruns.stats import MAX_KEYS, OTHER, RunFacts, RunStats, Sketch
+from agentruns.stats import EXACT, MAX_KEYS, OTHER, RunFacts, RunStats, Sketch
 
 FIXTURES = Path(__file__).parent / "fixtures"
 
@@ -107,3 +109,19 @@ def test_the_command_prints_the_summary_and_json_for_programs(tmp_path: Path) ->
         "portable": {"(none)": 1},
     }
     assert data["duration_ms"]["count"] == 2
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_past_the_exact_limit_quantiles_stay_within_one_percent(seed: int) -> None:
+    draw = random.Random(seed)
+    data: list[float] = [int(draw.lognormvariate(8, 2)) for _ in range(EXACT * 2)]
+    data += [0] * draw.randrange(100)
+    sketch = Sketch()
+    for value in data:
+        sketch.add(value)
+    assert sketch.values is None  # the sketch is in use
+    for q in (0.01, 0.5, 0.9, 0.99, 1.0):
+        exact = _nearest_rank(data, q)
+        found = sketch.quantile(q)
+        assert found is not None
+        assert abs(found - exact) <= 0.01 * exact + 0.5

@@ -30,8 +30,13 @@ FAILED = frozenset({"error", "failed", "failure", "canceled", "cancelled"})
 """Step statuses that mean a tool call failed."""
 
 
+EXACT = 4096
+"""Up to this many values a sketch also keeps them all, and its quantiles are exact."""
+
+
 class Sketch:
-    """Quantiles of non-negative numbers within ``accuracy`` (relative), in bounded memory."""
+    """Quantiles of non-negative numbers: exact up to ``EXACT`` values, then within
+    ``accuracy`` (relative), in bounded memory."""
 
     def __init__(self, accuracy: float = 0.01) -> None:
         self.accuracy = accuracy
@@ -43,12 +48,17 @@ class Sketch:
         self.minimum: float | None = None
         self.maximum: float | None = None
         self.integral = True
+        self.values: list[float] | None = []
 
     def add(self, value: float) -> None:
         if value < 0 or math.isnan(value):
             return  # durations and tokens are not negative; such a value is left out
         self.integral = self.integral and isinstance(value, int)
         self.count += 1
+        if self.values is not None:
+            self.values.append(value)
+            if len(self.values) > EXACT:
+                self.values = None
         self.minimum = value if self.minimum is None else min(self.minimum, value)
         self.maximum = value if self.maximum is None else max(self.maximum, value)
         if value == 0:
@@ -61,6 +71,12 @@ class Sketch:
         self.zeros += other.zeros
         self.count += other.count
         self.integral = self.integral and other.integral
+        if self.values is not None and other.values is not None:
+            self.values += other.values
+            if len(self.values) > EXACT:
+                self.values = None
+        else:
+            self.values = None
         for bound in (other.minimum, other.maximum):
             if bound is not None:
                 self.minimum = bound if self.minimum is None else min(self.minimum, bound)
@@ -73,6 +89,8 @@ class Sketch:
         if not self.count:
             return None
         target = max(1, math.ceil(q * self.count))
+        if self.values is not None:
+            return sorted(self.values)[target - 1]
         if target <= self.zeros:
             return 0
         seen = self.zeros
