@@ -145,7 +145,9 @@ class OrderedMap(Generic[T, R]):
                 process.kill()
         pool.shutdown(wait=False, cancel_futures=True)
         for process in processes:
-            process.join(timeout=5)
+            # SIGKILL cannot be caught: the wait is only for the kernel to reap it, which a
+            # loaded machine can take seconds to do
+            process.join(timeout=30)
 
     def __enter__(self) -> OrderedMap[T, R]:
         return self
