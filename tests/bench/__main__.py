@@ -310,6 +310,54 @@ def bench_transcripts(workdir: Path, runs: int) -> None:
         out.unlink()
 
 
+def bench_stats(workdir: Path, small: int, large: int) -> None:
+    print(f"\n## stats: peak RSS over {small} vs {large} JSONL lines (mixed formats)")
+    results: dict[int, int] = {}
+    for count in (small, large):
+        path = workdir / f"stats-{count}.jsonl"
+        with path.open("wb") as out:
+            for fmt in ("portable", "cortex", "agentrun"):
+                part = _write(workdir / f"stats-{fmt}.jsonl", fmt, count // 3, scale=0.1)
+                out.write(part.read_bytes())
+                part.unlink()
+        results[count] = _peak_rss_kib("stats", "--output-format", "json", str(path))
+        print(f"{count:>8} lines: peak RSS {results[count] / 1024:,.1f} MiB (largest process)")
+        path.unlink()
+    print(f"ratio: {results[large] / results[small]:.2f}x")
+
+
+def bench_dask(workdir: Path, count: int, runs: int) -> None:
+    """Records/s of convert on a local Dask cluster (2 worker processes) beside the CLI."""
+    from distributed import Client, LocalCluster
+
+    from agentruns.distributed import convert_files
+
+    print(f"\n## convert on Dask (local cluster, 2 worker processes) vs the CLI ({count} records)")
+    path = _write(workdir / "dask.jsonl", "cortex", count)
+    out = workdir / "dask-out.jsonl"
+    cli = _best(runs, partial(_cli, "convert", "-q", "--to", "agentrun", str(path), "-o", str(out)))
+    cli_one = _best(
+        runs,
+        partial(_cli, "convert", "-q", "-j", "1", "--to", "agentrun", str(path), "-o", str(out)),
+    )
+    cluster = LocalCluster(  # type: ignore[no-untyped-call]
+        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
+    )
+    with cluster, Client(cluster) as client:  # type: ignore[no-untyped-call]
+        size = max(1, path.stat().st_size // 8)
+        dask = _best(
+            runs, partial(convert_files, client, [str(path)], "agentrun", str(out), part_bytes=size)
+        )
+    for label, seconds in (
+        ("CLI (as installed)", cli),
+        ("CLI -j 1", cli_one),
+        ("Dask, 2 workers", dask),
+    ):
+        print(f"{label:<20} {seconds:6.2f} s  {count / seconds:10,.0f} records/s")
+    path.unlink()
+    out.unlink()
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(prog="python -m tests.bench")
     parser.add_argument("--records", type=int, default=5000)
@@ -318,11 +366,12 @@ def main() -> int:
     parser.add_argument("--rss-large", type=int, default=200_000)
     parser.add_argument(
         "--only",
-        choices=["validate", "convert", "memory", "import", "transcripts"],
+        choices=["validate", "convert", "memory", "import", "transcripts", "stats", "dask"],
         action="append",
     )
     args = parser.parse_args()
-    chosen = set(args.only or ["validate", "convert", "memory", "import", "transcripts"])
+    everything = ["validate", "convert", "memory", "import", "transcripts", "stats", "dask"]
+    chosen = set(args.only or everything)
     print(f"python {sys.version.split()[0]}, {os.cpu_count()} cpus")
     with tempfile.TemporaryDirectory(prefix="agentruns-bench-") as tmp:
         workdir = Path(tmp)
@@ -336,6 +385,10 @@ def main() -> int:
             bench_import(11)
         if "transcripts" in chosen:
             bench_transcripts(workdir, args.runs)
+        if "stats" in chosen:
+            bench_stats(workdir, args.rss_small, args.rss_large)
+        if "dask" in chosen:
+            bench_dask(workdir, args.records, args.runs)
     return 0
 
 
