@@ -65,6 +65,10 @@ class Reporter:
         self.shown += 1
         click.echo(line, err=self.err)
 
+    def note(self, text: str) -> None:
+        """A message that is about no single value (a transcript's problem, say), as text."""
+        self._emit(printable(text))
+
     def say(
         self,
         kind: Kind,

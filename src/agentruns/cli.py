@@ -119,32 +119,6 @@ def _err(message: str) -> None:
     click.echo(message, err=True)
 
 
-class _Messages:
-    """Problem lines, escaped to one line each, at most ``limit`` of them (0: no limit)."""
-
-    def __init__(self, limit: int, quiet: bool = False, err: bool = False) -> None:
-        self.limit = limit
-        self.quiet = quiet
-        self.err = err
-        self.held_back = 0
-
-    def say(self, text: str) -> None:
-        if self.quiet:
-            return
-        if self.limit and self.shown >= self.limit:
-            self.held_back += 1
-            return
-        self.shown += 1
-        click.echo(printable(text), err=self.err)
-
-    shown = 0
-
-    def summary(self, where: str) -> str:
-        if not self.held_back:
-            return ""
-        return f"; {self.held_back} more problem lines not printed ({where})"
-
-
 _JOBS_HELP = (
     "Worker processes for JSONL input [default: one per available CPU; at most that]; 1 = "
     "none, all in this process. Output and messages are the same and in the same order."
@@ -221,7 +195,16 @@ def _output_format(function: Callable[..., None]) -> Callable[..., None]:
     )(function)
 
 
-_FILES_HELP = "With no FILE, or FILE -, standard input is read."
+def _format_option(what: str) -> Callable[[Callable[..., None]], Callable[..., None]]:
+    """``--format auto|portable|...``, one definition for every command that reads records."""
+    return click.option(
+        "--format",
+        "fmt",
+        type=click.Choice(["auto", *FORMATS]),
+        default="auto",
+        show_default=True,
+        help=what,
+    )
 
 
 @main.command(epilog=_EPILOG, short_help="Say which format each record is.")
@@ -266,14 +249,7 @@ detect_command.name = "detect"
 
 @main.command("validate", epilog=_EPILOG, short_help="Validate records against their format.")
 @click.argument("files", nargs=-1)
-@click.option(
-    "--format",
-    "fmt",
-    type=click.Choice(["auto", *FORMATS]),
-    default="auto",
-    show_default=True,
-    help="The format to validate against; auto: the format each record's shape says.",
-)
+@_format_option("The format to validate against; auto: the format each record's shape says.")
 @click.option(
     "--jsonl", is_flag=True, help="Read every input as JSON Lines (default: by extension)."
 )
@@ -611,7 +587,7 @@ def import_command(
         refuse_overlaps((*transcripts, *extra_inputs), named)
     except OutputError as error:
         raise _Usage(str(error)) from None
-    messages = _Messages(max_errors, quiet, err=True)
+    messages = Reporter("text", max_errors, quiet, err=True)
     made = failed = troubled = 0
     with ExitStack() as stack:
         out = _open_output(output, stack)
@@ -624,15 +600,15 @@ def import_command(
             except readers.TranscriptError as error:
                 raise _Usage(str(error)) from None
             for problem in transcript.problems:
-                messages.say(f"{problem}")
+                messages.note(str(problem))
             troubled += bool(transcript.problems)
             try:
                 imported = to_record(transcript.run, to, values)
             except RecordError as error:
                 failed += 1
-                messages.say(f"{where}: {error}")
+                messages.note(f"{where}: {error}")
                 for pointer, message in error.problems:
-                    messages.say(f"{where}: {pointer or '/'}: {message}")
+                    messages.note(f"{where}: {pointer or '/'}: {message}")
                 if reject_out is not None:
                     line = {
                         "file": names,
@@ -675,14 +651,7 @@ def import_command(
 
 @main.command("stats", epilog=_EPILOG, short_help="Summarize a set of runs.")
 @click.argument("files", nargs=-1)
-@click.option(
-    "--format",
-    "fmt",
-    type=click.Choice(["auto", *FORMATS]),
-    default="auto",
-    show_default=True,
-    help="The format to read the records as; auto: the format each record's shape says.",
-)
+@_format_option("The format to read the records as; auto: the format each record's shape says.")
 @click.option(
     "--jsonl", is_flag=True, help="Read every input as JSON Lines (default: by extension)."
 )
@@ -767,14 +736,7 @@ def stats_command(
 @click.option(
     "-o", "--output", "folder", required=True, help="Folder for runs.parquet and steps.parquet."
 )
-@click.option(
-    "--format",
-    "fmt",
-    type=click.Choice(["auto", *FORMATS]),
-    default="auto",
-    show_default=True,
-    help="The format to read the records as; auto: the format each record's shape says.",
-)
+@_format_option("The format to read the records as; auto: the format each record's shape says.")
 @click.option(
     "--jsonl", is_flag=True, help="Read every input as JSON Lines (default: by extension)."
 )
@@ -872,14 +834,7 @@ def _problem_raws(
 
 @main.command("show", epilog=_EPILOG, short_help="Show a run as a person reads it.")
 @click.argument("file")
-@click.option(
-    "--format",
-    "fmt",
-    type=click.Choice(["auto", *FORMATS]),
-    default="auto",
-    show_default=True,
-    help="The format to read the run as; auto: the format its shape says.",
-)
+@_format_option("The format to read the run as; auto: the format its shape says.")
 def show_command(file: str, fmt: str) -> None:
     """Show a run: header (ids, status, times, tokens, cost) and a timeline (every run, for
     JSONL); text from the record is shown with control characters escaped."""
