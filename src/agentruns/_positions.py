@@ -114,6 +114,11 @@ def _element(text: str, at: int, wanted: int) -> int | None:
     return index
 
 
+def value_offset(text: str, tokens: list[str]) -> int:
+    """The offset in ``text`` of the value the tokens lead to (or of the deepest one)."""
+    return _value_at(text, tokens)
+
+
 def _line_column(text: str, offset: int) -> tuple[int, int]:
     """Lines after the first (0-based) and the 1-based column, in characters."""
     lines = text.count("\n", 0, offset)

@@ -22,6 +22,7 @@ import click
 
 from agentruns._output import Output, OutputError, is_regular_or_new, refuse_overlaps
 from agentruns._report import OUTPUT_FORMATS, OutputFormat, Reporter
+from agentruns._serialize import json_chunks
 from agentruns._text import printable
 from agentruns.batch import (
     Batch,
@@ -618,8 +619,9 @@ def import_command(
                     _write(reject_out, json.dumps(line).encode() + b"\n", rejects or "")
                 continue
             made += 1
-            record = imported.record
-            _write(out, record.__pydantic_serializer__.to_json(record) + b"\n", output)
+            for piece in json_chunks(imported.record):  # a record can be tens of MB
+                _write(out, piece, output)
+            _write(out, b"\n", output)
             if loss_out is not None:
                 report = {
                     "file": names,
