@@ -183,3 +183,14 @@ def test_a_value_given_is_what_derived_values_rest_on() -> None:
     events = json.loads(result.stdout)["events"]
     assert events
     assert {event["at"] for event in events} == {start}
+
+
+def test_one_transcript_that_cannot_be_read_costs_only_its_own_run(tmp_path: Path) -> None:
+    unknown = tmp_path / "notes.jsonl"
+    unknown.write_text('{"hello": "world"}\n')
+    values = ["--set", "agent_id=a", "--set", "goal=g"]
+    result = invoke("import", "--each", str(unknown), str(CODEX), "--to", "agentrun", *values)
+    assert result.exit_code == 1
+    assert len(result.stdout.splitlines()) == 1  # the Codex run
+    assert "no event of a known harness" in result.stderr
+    assert "1 written as agentrun, 1 rejected" in result.stderr

@@ -519,6 +519,12 @@ def _set_value(text: str) -> tuple[str, JsonValue]:
     return key, parsed
 
 
+def _import_reject(names: list[str], error: str, problems: tuple[tuple[str, str], ...]) -> bytes:
+    """A --rejects line of import: the transcripts of the run, why, and each problem."""
+    line = {"file": names, "error": error, "problems": [list(p) for p in problems]}
+    return json.dumps(line).encode() + b"\n"
+
+
 def _sidecar(path: str) -> dict[str, JsonValue]:
     try:
         with open(path, "rb") as stream:
@@ -579,6 +585,11 @@ def import_command(
     from agentruns import transcripts as readers
     from agentruns.transcripts._record import RecordError, to_record
 
+    if harness != "auto":
+        try:
+            readers.descriptor(harness)  # a bad --harness is the command's error, not a run's
+        except readers.TranscriptError as error:
+            raise _Usage(str(error)) from None
     values = _sidecar(sidecar) if sidecar else {}
     values.update(_set_value(text) for text in sets)
     runs = [[name] for name in transcripts] if each else [list(transcripts)]
@@ -599,7 +610,12 @@ def import_command(
             try:
                 transcript = readers.load(names, harness, conversation=conversation)
             except readers.TranscriptError as error:
-                raise _Usage(str(error)) from None
+                # this run only (a missing file, no harness recognized): the others go on
+                failed += 1
+                messages.note(f"{where}: {error}")
+                if reject_out is not None:
+                    _write(reject_out, _import_reject(names, str(error), ()), rejects or "")
+                continue
             for problem in transcript.problems:
                 messages.note(str(problem))
             troubled += bool(transcript.problems)
@@ -611,12 +627,8 @@ def import_command(
                 for pointer, message in error.problems:
                     messages.note(f"{where}: {pointer or '/'}: {message}")
                 if reject_out is not None:
-                    line = {
-                        "file": names,
-                        "error": str(error),
-                        "problems": [list(p) for p in error.problems],
-                    }
-                    _write(reject_out, json.dumps(line).encode() + b"\n", rejects or "")
+                    line = _import_reject(names, str(error), error.problems)
+                    _write(reject_out, line, rejects or "")
                 continue
             made += 1
             for piece in json_chunks(imported.record):  # a record can be tens of MB
