@@ -194,3 +194,12 @@ def test_one_transcript_that_cannot_be_read_costs_only_its_own_run(tmp_path: Pat
     assert len(result.stdout.splitlines()) == 1  # the Codex run
     assert "no event of a known harness" in result.stderr
     assert "1 written as agentrun, 1 rejected" in result.stderr
+
+
+def test_a_missing_file_or_a_folder_is_an_error_naming_it_not_a_traceback(tmp_path: Path) -> None:
+    for given in (tmp_path / "missing.jsonl", tmp_path):
+        for harness in ("auto", "codex"):
+            result = invoke("import", str(given), "--harness", harness, "--to", "portable")
+            assert result.exit_code == 1
+            assert str(given) in result.stderr
+            assert "0 written as portable, 1 rejected" in result.stderr

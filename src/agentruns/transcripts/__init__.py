@@ -23,6 +23,7 @@ from typing import Literal, TypeVar
 from pydantic import MISSING, TypeAdapter, ValidationError
 
 from agentruns.canonical import Run, Status, Step
+from agentruns.io import InputError
 from agentruns.transcripts import _claude, _cline, _codex, _declarative, _opencode
 from agentruns.transcripts._declarative import Descriptor, DescriptorError
 from agentruns.transcripts._stream import JsonObject, events
@@ -126,6 +127,8 @@ def detect(path: str) -> HarnessName:
                 if looks(value):
                     votes[name] += 1
                     break
+    except InputError as error:
+        raise TranscriptError(str(error)) from None
     except OSError as error:
         raise TranscriptError(f"{path}: {error.strerror or error}") from None
     if not votes:
@@ -161,6 +164,8 @@ def summarize(path: str, harness: str = "auto", *, max_result: int = DEFAULT_MAX
             scratch = Summary(spec.label, path)
             _NAMED[denials](path, scratch)
             summary.denials.extend(scratch.denials)
+    except InputError as error:
+        raise TranscriptError(str(error)) from None
     except OSError as error:
         raise TranscriptError(f"{path}: {error.strerror or error}") from None
     _cap_results(summary, max_result)
