@@ -135,3 +135,37 @@ def test_without_pyarrow_export_says_how_to_install_it(tmp_path: Path) -> None:
     assert result.returncode == 2
     assert "pip install 'agentruns[parquet]'" in result.stderr
     assert not (tmp_path / "out").exists()
+
+
+def test_hostile_records_never_cost_a_valid_one_in_an_export_or_in_stats() -> None:
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    from agentruns.stats import RunStats, facts_from, stats_document
+    from tests.test_batch import VALID, hostile
+
+    @settings(max_examples=40, deadline=None)
+    @given(st.lists(st.tuples(st.sampled_from(sorted(VALID)), hostile), min_size=1, max_size=10))
+    def check(plan: list[tuple[str, str]]) -> None:
+        lines: list[bytes] = []
+        for name, bad in plan:
+            lines += [VALID[name].encode(), bad.encode("utf-8", errors="surrogateescape")]
+        part = export_lines(lines, name="in.jsonl")
+        tally = part.tally
+        assert tally.records == len(lines) == tally.accepted + tally.rejected
+        assert part.runs.num_rows == tally.accepted >= len(plan)
+        counts = [int(n or 0) for n in part.runs.column("step_count").to_pylist()]
+        assert sum(counts) == part.steps.num_rows
+        assert not any(m.startswith("internal error") for *_, m in part.problems)
+        stats = RunStats()
+        from agentruns.batch import raws_of
+
+        for raw in raws_of(lines, "in.jsonl"):
+            outcome = stats_document(raw)
+            if outcome.output is not None:
+                stats.add(facts_from(outcome.output))
+            else:
+                assert not any(m.startswith("internal error") for _, m in outcome.problems)
+        assert stats.runs == tally.accepted
+
+    check()
