@@ -203,3 +203,15 @@ def test_a_missing_file_or_a_folder_is_an_error_naming_it_not_a_traceback(tmp_pa
             assert result.exit_code == 1
             assert str(given) in result.stderr
             assert "0 written as portable, 1 rejected" in result.stderr
+
+
+def test_a_transcript_on_standard_input_is_read_whole_after_recognizing_its_harness() -> None:
+    values = ["--set", "agent_id=a", "--set", "goal=g"]
+    result = CliRunner().invoke(
+        main, ["import", "-", "--to", "agentrun", *values], input=CODEX.read_bytes()
+    )
+    assert result.exit_code == 0, result.output
+    record = json.loads(result.stdout)
+    assert record["run_id"] == "thread-codex-1"
+    assert record["framework"] == "codex"
+    assert [s["name"] for s in record["steps"] if s["type"] == "tool_call"] == ["command_execution"]

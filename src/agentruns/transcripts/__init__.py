@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Sequence
+from contextlib import ExitStack
 from dataclasses import dataclass
 from datetime import datetime
 from functools import cache
@@ -143,10 +144,17 @@ def detect(path: str) -> HarnessName:
     return votes.most_common(1)[0][0]
 
 
-def summarize(path: str, harness: str = "auto", *, max_result: int = DEFAULT_MAX_RESULT) -> Summary:
-    """One event stream read into its summary (``harness``: a name, ``auto`` or a ``.toml``)."""
+def summarize(
+    path: str,
+    harness: str = "auto",
+    *,
+    max_result: int = DEFAULT_MAX_RESULT,
+    label: str | None = None,
+) -> Summary:
+    """One event stream read into its summary (``harness``: a name, ``auto`` or a ``.toml``;
+    ``label``: the name problems give the stream, when not its path)."""
     spec = descriptor(detect(path) if harness == "auto" else harness)
-    summary = Summary(spec.label, path)
+    summary = Summary(spec.label, label or path)
     table = spec.transcript
     try:
         if table.parser is None:
@@ -223,9 +231,21 @@ def load(
     names = [str(paths)] if isinstance(paths, str | Path) else [str(p) for p in paths]
     if not names:
         raise TranscriptError("no transcript given")
-    chosen = detect(names[0]) if harness == "auto" else harness
-    spec = descriptor(chosen)
-    rounds = tuple(summarize(name, chosen, max_result=max_result) for name in names)
+    with ExitStack() as stack:
+        # standard input is read twice (to recognize the harness, then whole): kept first
+        readable = [_spooled(stack) if name == "-" else name for name in names]
+        try:
+            chosen = detect(readable[0]) if harness == "auto" else harness
+            spec = descriptor(chosen)
+            rounds = tuple(
+                summarize(path, chosen, max_result=max_result, label=name)
+                for path, name in zip(readable, names, strict=True)
+            )
+        except TranscriptError as error:
+            text = str(error)
+            for path, name in zip(readable, names, strict=True):
+                text = text.replace(path, name)
+            raise TranscriptError(text) from None
     problems = [p for r in rounds for p in r.problems]
     skipped: Counter[str] = Counter()
     for r in rounds:
@@ -241,6 +261,18 @@ def load(
         tuple(d for r in rounds for d in r.denials),
         skipped,
     )
+
+
+def _spooled(stack: ExitStack) -> str:
+    """Standard input copied to a temporary file (removed when ``stack`` closes)."""
+    import shutil
+    import sys
+    import tempfile
+
+    spool = stack.enter_context(tempfile.NamedTemporaryFile(prefix="agentruns-stdin-"))  # noqa: SIM115
+    shutil.copyfileobj(sys.stdin.buffer, spool, 1 << 20)
+    spool.flush()
+    return spool.name
 
 
 def _session_problems(rounds: tuple[Summary, ...]) -> list[Problem]:
