@@ -21,7 +21,7 @@ from typing import IO, TYPE_CHECKING, NoReturn
 import click
 
 from agentruns._output import Output, OutputError, is_regular_or_new, refuse_overlaps
-from agentruns._report import OUTPUT_FORMATS, OutputFormat, Reporter
+from agentruns._report import OUTPUT_FORMATS, Kind, OutputFormat, Reporter
 from agentruns._serialize import json_chunks
 from agentruns._text import printable
 from agentruns.batch import (
@@ -283,16 +283,7 @@ def validate_command(
     with batch, _shown(_progress(quiet, "validated")) as progress:
         for raw, outcome in batch:
             _tick(progress)
-            for pointer, message in outcome.problems:
-                report.say(
-                    "invalid",
-                    raw.source,
-                    raw.line,
-                    message,
-                    raw=raw.raw,
-                    pointer=pointer,
-                    fmt=outcome.format,
-                )
+            _say_problems(report, "invalid", raw, outcome)
     tally = batch.tally
     formats = ", ".join(f"{n} {c}" for n, c in sorted(tally.by_format.items()))
     _err(
@@ -302,6 +293,20 @@ def validate_command(
         + report.summary("--max-errors 0 prints all")
     )
     sys.exit(EXIT_INVALID if tally.rejected or tally.unreadable else EXIT_OK)
+
+
+def _say_problems(report: Reporter, kind: Kind, raw: Raw, outcome: Outcome) -> None:
+    """Each problem of a record, at its value's line and column."""
+    for pointer, message in outcome.problems:
+        report.say(
+            kind,
+            raw.source,
+            raw.line,
+            message,
+            raw=raw.raw,
+            pointer=pointer,
+            fmt=outcome.format,
+        )
 
 
 def _count(number: int, noun: str) -> str:
@@ -461,16 +466,7 @@ def _say_losses(raw: Raw, outcome: Outcome, messages: Reporter) -> None:
 
 
 def _reject(raw: Raw, outcome: Outcome, out: IO[bytes] | Output | None, messages: Reporter) -> None:
-    for pointer, message in outcome.problems:
-        messages.say(
-            "rejected",
-            raw.source,
-            raw.line,
-            message,
-            raw=raw.raw,
-            pointer=pointer,
-            fmt=outcome.format,
-        )
+    _say_problems(messages, "rejected", raw, outcome)
     if out is not None:
         _write(out, reject_line(raw, outcome.problems), "--rejects")
 
@@ -716,16 +712,7 @@ def stats_command(
         for raw, outcome in batch:
             if outcome.output is None:
                 stats.rejected += 1
-                for pointer, message in outcome.problems:
-                    report.say(
-                        "invalid",
-                        raw.source,
-                        raw.line,
-                        message,
-                        raw=raw.raw,
-                        pointer=pointer,
-                        fmt=outcome.format,
-                    )
+                _say_problems(report, "invalid", raw, outcome)
                 continue
             stats.add(facts_from(outcome.output))
     if shape == "json":

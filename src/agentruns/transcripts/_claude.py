@@ -9,31 +9,26 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import MISSING, BaseModel, ConfigDict, TypeAdapter, ValidationError
+from pydantic import MISSING, Field, TypeAdapter, ValidationError
 
-from agentruns.transcripts._stream import JsonObject, compact, events, typed
+from agentruns.transcripts._stream import EventModel, JsonObject, compact, events, typed
 from agentruns.transcripts._summary import Denial, Message, Summary, ToolCall
 from agentruns_generated._json import JsonValue
 
 
-class _Event(BaseModel):
-    # Harness events carry much this reader does not use; what it uses is typed.
-    model_config = ConfigDict(extra="ignore", frozen=True)
-
-
-class TextBlock(_Event):
+class TextBlock(EventModel):
     type: Literal["text"]
     text: str
 
 
-class ToolUseBlock(_Event):
+class ToolUseBlock(EventModel):
     type: Literal["tool_use"]
     id: str | None = None
     name: str
     input: JsonValue | MISSING = MISSING
 
 
-class ToolResultBlock(_Event):
+class ToolResultBlock(EventModel):
     type: Literal["tool_result"]
     tool_use_id: str
     content: JsonValue | MISSING = MISSING
@@ -44,40 +39,40 @@ Block = TextBlock | ToolUseBlock | ToolResultBlock
 _BLOCK: TypeAdapter[Block] = TypeAdapter(Block)
 
 
-class MessageBody(_Event):
-    content: str | list[JsonValue] = []
+class MessageBody(EventModel):
+    content: str | list[JsonValue] = Field(default_factory=list)
 
 
-class SystemEvent(_Event):
+class SystemEvent(EventModel):
     type: Literal["system"]
     subtype: str | None = None
     session_id: JsonValue = None
 
 
-class AssistantEvent(_Event):
+class AssistantEvent(EventModel):
     type: Literal["assistant"]
     message: MessageBody
 
 
-class UserEvent(_Event):
+class UserEvent(EventModel):
     type: Literal["user"]
     message: MessageBody
 
 
-class Usage(_Event):
+class Usage(EventModel):
     input_tokens: int | None = None
     output_tokens: int | None = None
     cache_creation_input_tokens: int | None = None
     cache_read_input_tokens: int | None = None
 
 
-class DenialEntry(_Event):
+class DenialEntry(EventModel):
     tool_name: str
     tool_use_id: str | None = None
     tool_input: JsonValue = None
 
 
-class ResultEvent(_Event):
+class ResultEvent(EventModel):
     type: Literal["result"]
     subtype: str | None = None
     is_error: bool = False
@@ -85,10 +80,10 @@ class ResultEvent(_Event):
     duration_ms: int | None = None
     usage: Usage | None = None
     total_cost_usd: float | None = None
-    permission_denials: list[DenialEntry] = []
+    permission_denials: list[DenialEntry] = Field(default_factory=list)
 
 
-_MODELS: dict[str, type[_Event]] = {
+_MODELS: dict[str, type[EventModel]] = {
     "system": SystemEvent,
     "assistant": AssistantEvent,
     "user": UserEvent,

@@ -12,18 +12,14 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Literal
 
-from pydantic import MISSING, BaseModel, ConfigDict
+from pydantic import MISSING
 
-from agentruns.transcripts._stream import JsonObject, compact, events, rfc3339, typed
+from agentruns.transcripts._stream import EventModel, JsonObject, compact, events, rfc3339, typed
 from agentruns.transcripts._summary import GUARD_PREFIX, Denial, Message, Summary, ToolCall
 from agentruns_generated._json import JsonValue
 
 
-class _Event(BaseModel):
-    model_config = ConfigDict(extra="ignore", frozen=True)
-
-
-class Content(_Event):
+class Content(EventModel):
     type: Literal["content_start", "content_end"]
     contentType: str | None = None
     text: str | None = None
@@ -33,20 +29,20 @@ class Content(_Event):
     output: JsonValue | MISSING = MISSING
 
 
-class AgentEvent(_Event):
+class AgentEvent(EventModel):
     type: Literal["agent_event"]
     ts: str | None = None
     event: JsonObject
 
 
-class Usage(_Event):
+class Usage(EventModel):
     inputTokens: int | None = None
     outputTokens: int | None = None
     cacheReadTokens: int | None = None
     totalCost: float | None = None
 
 
-class RunResult(_Event):
+class RunResult(EventModel):
     type: Literal["run_result"]
     ts: str | None = None
     finishReason: str | None = None

@@ -10,67 +10,63 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import MISSING, BaseModel, ConfigDict
+from pydantic import MISSING
 
-from agentruns.transcripts._stream import JsonObject, compact, epoch_ms, events, typed
+from agentruns.transcripts._stream import EventModel, JsonObject, compact, epoch_ms, events, typed
 from agentruns.transcripts._summary import GUARD_PREFIX, Denial, Message, Summary, ToolCall
 from agentruns_generated._json import JsonValue
 
 
-class _Event(BaseModel):
-    model_config = ConfigDict(extra="ignore", frozen=True)
-
-
-class ToolState(_Event):
+class ToolState(EventModel):
     status: str | None = None
     input: JsonValue | MISSING = MISSING
     output: JsonValue | MISSING = MISSING
     error: JsonValue | MISSING = MISSING
 
 
-class ToolPart(_Event):
+class ToolPart(EventModel):
     tool: str
     callID: str | None = None
     state: ToolState = ToolState()
 
 
-class TextPart(_Event):
+class TextPart(EventModel):
     text: str
 
 
-class Tokens(_Event):
+class Tokens(EventModel):
     input: int | None = None
     output: int | None = None
     reasoning: int | None = None
 
 
-class FinishPart(_Event):
+class FinishPart(EventModel):
     reason: str | None = None
     cost: float | None = None
     tokens: Tokens | None = None
 
 
-class ToolUse(_Event):
+class ToolUse(EventModel):
     type: Literal["tool_use"]
     part: ToolPart
 
 
-class Text(_Event):
+class Text(EventModel):
     type: Literal["text"]
     part: TextPart
 
 
-class StepFinish(_Event):
+class StepFinish(EventModel):
     type: Literal["step_finish"]
     part: FinishPart
 
 
-class ErrorEvent(_Event):
+class ErrorEvent(EventModel):
     type: Literal["error"]
     error: JsonValue = None
 
 
-_MODELS: dict[str, type[_Event]] = {
+_MODELS: dict[str, type[EventModel]] = {
     "tool_use": ToolUse,
     "text": Text,
     "step_finish": StepFinish,

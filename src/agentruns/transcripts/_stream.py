@@ -13,13 +13,21 @@ from collections.abc import Iterator
 from datetime import UTC, datetime
 from typing import TypeVar
 
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel, ConfigDict, ValidationError
 
 from agentruns.io import MAX_RECORD_SIZE, parse, read_raw
 from agentruns.transcripts._summary import Summary
 from agentruns_generated._json import JsonValue
 
 M = TypeVar("M", bound=BaseModel)
+
+
+class EventModel(BaseModel):
+    """Base of the event models: harness events carry much a reader does not use (ignored);
+    what it uses is typed."""
+
+    model_config = ConfigDict(extra="ignore", frozen=True)
+
 
 JsonObject = dict[str, JsonValue]
 
