@@ -121,3 +121,54 @@ def test_export_on_the_cluster_gives_the_tables_the_command_gives(
         theirs = pq.read_table(tmp_path / "dask" / f"{name}.parquet")
         assert mine.equals(theirs), name
     assert tally.accepted == pq.read_table(tmp_path / "dask" / "runs.parquet").num_rows
+
+
+def test_overlong_lines_and_a_bom_read_as_the_command_reads_them(
+    client: Client, tmp_path: Path
+) -> None:
+    record = json.dumps(json.loads((FIXTURES / "cortex.min.json").read_text()))
+    lines = [record, "x" * 5000, record, '{"long": "' + "y" * 3000 + '"}', record, "z" * 9000]
+    path = tmp_path / "long.jsonl"
+    path.write_bytes(b"\xef\xbb\xbf" + "\n".join(lines).encode())  # no newline at the end
+    local = [tmp_path / f"local-{n}" for n in ("o.jsonl", "r.jsonl")]
+    CliRunner().invoke(
+        main,
+        [
+            "convert",
+            "-q",
+            "--to",
+            "agentrun",
+            "--max-record-size",
+            "2000",
+            str(path),
+            "-o",
+            str(local[0]),
+            "--rejects",
+            str(local[1]),
+        ],
+    )
+    for part_bytes in (100, 1000, 4096, 100_000):
+        remote = [tmp_path / f"dask-{part_bytes}-{n}" for n in ("o.jsonl", "r.jsonl")]
+        tally = convert_files(
+            client,
+            [str(path)],
+            "agentrun",
+            str(remote[0]),
+            rejects=str(remote[1]),
+            part_bytes=part_bytes,
+            max_record_size=2000,
+        )
+        assert (tally.accepted, tally.rejected) == (3, 3)
+        for mine, theirs in zip(local, remote, strict=True):
+            assert mine.read_bytes() == theirs.read_bytes(), (part_bytes, mine.name)
+
+
+def test_an_output_that_is_an_input_is_refused_before_anything_runs(
+    client: Client, inputs: list[str]
+) -> None:
+    from agentruns._output import OutputError
+
+    before = Path(inputs[0]).read_bytes()
+    with pytest.raises(OutputError):
+        convert_files(client, inputs, "portable", inputs[0])
+    assert Path(inputs[0]).read_bytes() == before

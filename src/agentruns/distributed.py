@@ -27,18 +27,26 @@ from functools import partial
 from typing import TYPE_CHECKING, TypeVar
 
 from agentruns._compression import compression_of
-from agentruns._output import Output
+from agentruns._output import Output, refuse_overlaps
 from agentruns.batch import (
     Boundary,
     Lines,
     Outcome,
     Tally,
     convert_document,
-    raws_of,
     reject_line,
     validate_document,
 )
-from agentruns.io import MAX_RECORD_SIZE, InputError, Raw, layout_of, read_raw
+from agentruns.io import (
+    MAX_RECORD_SIZE,
+    InputError,
+    Raw,
+    count_lines,
+    layout_of,
+    line_end_after,
+    read_range,
+    read_raw,
+)
 
 if TYPE_CHECKING:
     from distributed import Client
@@ -62,7 +70,8 @@ class Part:
 
 
 def parts_of(paths: Sequence[str], part_bytes: int = PART_BYTES) -> list[Part]:
-    """Cut the files at line boundaries into parts of about ``part_bytes``."""
+    """Cut the files at line boundaries into parts of about ``part_bytes`` (a line longer
+    than that is one part; finding its end reads it in bounded pieces)."""
     parts: list[Part] = []
     for path in paths:
         if compression_of(path) is not None or layout_of(path) != "jsonl":
@@ -73,50 +82,37 @@ def parts_of(paths: Sequence[str], part_bytes: int = PART_BYTES) -> list[Part]:
         except OSError:
             parts.append(Part(path))  # the worker reports it unreadable
             continue
-        start = 0
-        with open(path, "rb") as stream:
-            while start < size:
-                end = min(start + part_bytes, size)
-                if end < size:
-                    stream.seek(end)
-                    rest = stream.readline()
-                    end += len(rest)
-                parts.append(Part(path, start, end))
-                start = end
         if size == 0:
             parts.append(Part(path, 0, 0))
+        start = 0
+        while start < size:
+            end = min(start + part_bytes, size)
+            if end < size:
+                end = line_end_after(path, end - 1)
+            parts.append(Part(path, start, end))
+            start = end
     return parts
 
 
-def _lines(part: Part) -> list[bytes]:
-    assert part.end is not None
-    with open(part.path, "rb") as stream:
-        stream.seek(part.start)
-        data = stream.read(part.end - part.start)
-    return data.split(b"\n")[:-1] if data.endswith(b"\n") else data.split(b"\n")
-
-
-def count_lines(part: Part) -> int:
+def part_lines(part: Part) -> int:
     """Lines in a part (the next part's first line number follows from it)."""
-    if part.end is None:
-        return 0
-    return len(_lines(part))
+    return 0 if part.end is None else count_lines(part.path, part.start, part.end)
 
 
-def _raws(part: Part, first_line: int, unreadable: list[str]) -> Iterator[Raw]:
+def _raws(part: Part, first_line: int, max_size: int, unreadable: list[str]) -> Iterator[Raw]:
     try:
         if part.end is None:
-            yield from read_raw(part.path, None, MAX_RECORD_SIZE)
+            yield from read_raw(part.path, None, max_size)
         else:
-            yield from raws_of(_lines(part), part.path, first_line)
+            yield from read_range(part.path, part.start, part.end, first_line, max_size)
     except (InputError, OSError) as error:
         unreadable.append(str(error) if isinstance(error, InputError) else f"{part.path}: {error}")
 
 
-def _handle(work: Callable[[Raw], Outcome], part: Part, first_line: int) -> Lines:
+def _handle(work: Callable[[Raw], Outcome], part: Part, first_line: int, max_size: int) -> Lines:
     result = Lines()
     boundary = Boundary(work)
-    for raw in _raws(part, first_line, result.tally.unreadable):
+    for raw in _raws(part, first_line, max_size, result.tally.unreadable):
         outcome = boundary(raw)
         result.tally.count(outcome)
         result.problems += [(raw.source, raw.line, p, m) for p, m in outcome.problems]
@@ -129,20 +125,22 @@ def _handle(work: Callable[[Raw], Outcome], part: Part, first_line: int) -> Line
     return result
 
 
-def convert_part(part: Part, first_line: int, to: str, source: str, strict: bool) -> Lines:
+def convert_part(
+    part: Part, first_line: int, max_size: int, to: str, source: str, strict: bool
+) -> Lines:
     work = partial(convert_document, to=to, source=source, strict=strict, report=True)
-    return _handle(work, part, first_line)
+    return _handle(work, part, first_line, max_size)
 
 
-def validate_part(part: Part, first_line: int, fmt: str) -> Lines:
-    return _handle(partial(validate_document, fmt=fmt), part, first_line)
+def validate_part(part: Part, first_line: int, max_size: int, fmt: str) -> Lines:
+    return _handle(partial(validate_document, fmt=fmt), part, first_line, max_size)
 
 
-def export_part(part: Part, first_line: int, fmt: str) -> Exported:
+def export_part(part: Part, first_line: int, max_size: int, fmt: str) -> Exported:
     from agentruns.tables import export_raws
 
     unreadable: list[str] = []
-    exported = export_raws(_raws(part, first_line, unreadable), fmt=fmt)
+    exported = export_raws(_raws(part, first_line, max_size, unreadable), fmt=fmt)
     exported.tally.unreadable += unreadable
     return exported
 
@@ -152,7 +150,7 @@ def _run_parts(
 ) -> Iterator[T]:
     """``function(part, first_line, *args)`` on the cluster; results in part order, each
     gathered as soon as it and every part before it are done (bounded client memory)."""
-    counts = [future.result() for future in client.map(count_lines, parts, pure=False)]
+    counts = [future.result() for future in client.map(part_lines, parts, pure=False)]
     firsts: list[int] = []
     line = 1
     previous: str | None = None
@@ -170,11 +168,17 @@ def _run_parts(
 
 
 def validate_files(
-    client: Client, paths: Sequence[str], fmt: str = "auto", *, part_bytes: int = PART_BYTES
+    client: Client,
+    paths: Sequence[str],
+    fmt: str = "auto",
+    *,
+    part_bytes: int = PART_BYTES,
+    max_record_size: int = MAX_RECORD_SIZE,
 ) -> Lines:
     """Every problem, in input order, and the tally: what ``agentruns validate`` reports."""
     total = Lines()
-    for lines in _run_parts(client, validate_part, parts_of(paths, part_bytes), fmt):
+    parts = parts_of(paths, part_bytes)
+    for lines in _run_parts(client, validate_part, parts, max_record_size, fmt):
         total.problems += lines.problems
         total.tally.merge(lines.tally)
     return total
@@ -191,28 +195,31 @@ def convert_files(
     rejects: str | None = None,
     losses: str | None = None,
     part_bytes: int = PART_BYTES,
+    max_record_size: int = MAX_RECORD_SIZE,
 ) -> Tally:
     """``agentruns convert --to TO PATHS -o OUTPUT [--rejects R] [--losses L]`` on the
-    cluster: the same files, byte for byte."""
-    outputs = {"out": Output(output)}
-    if rejects:
-        outputs["rejects"] = Output(rejects)
-    if losses:
-        outputs["losses"] = Output(losses)
+    cluster: the same files, byte for byte. An output that is an input, or another output,
+    is refused (``OutputError``) before anything is read."""
+    named = {"output": output, "rejects": rejects or "-", "losses": losses or "-"}
+    refuse_overlaps(tuple(paths), named)
+    outputs: dict[str, Output] = {}
     tally = Tally()
     try:
-        for lines in _run_parts(
-            client, convert_part, parts_of(paths, part_bytes), to, source, strict
-        ):
+        for name, path in named.items():
+            if path != "-":
+                outputs[name] = Output(path)
+        parts = parts_of(paths, part_bytes)
+        work = (max_record_size, to, source, strict)
+        for lines in _run_parts(client, convert_part, parts, *work):
             tally.merge(lines.tally)
-            for data in lines.output:
-                outputs["out"].write(data)
-            if "rejects" in outputs:
-                for data in lines.rejects:
-                    outputs["rejects"].write(data)
-            if "losses" in outputs:
-                for data in lines.losses:
-                    outputs["losses"].write(data)
+            for name, data in (
+                ("output", lines.output),
+                ("rejects", lines.rejects),
+                ("losses", lines.losses),
+            ):
+                if name in outputs:
+                    for piece in data:
+                        outputs[name].write(piece)
         for writer in outputs.values():
             writer.commit()
     except BaseException:
@@ -229,6 +236,7 @@ def export_files(
     *,
     fmt: str = "auto",
     part_bytes: int = PART_BYTES,
+    max_record_size: int = MAX_RECORD_SIZE,
 ) -> Tally:
     """``agentruns export PATHS -o FOLDER`` on the cluster: the same tables, row for row."""
     from agentruns.tables import ParquetExport
@@ -236,7 +244,8 @@ def export_files(
     export = ParquetExport(folder)
     tally = Tally()
     try:
-        for part in _run_parts(client, export_part, parts_of(paths, part_bytes), fmt):
+        parts = parts_of(paths, part_bytes)
+        for part in _run_parts(client, export_part, parts, max_record_size, fmt):
             tally.merge(part.tally)
             export.write(part)
         export.close()

@@ -176,9 +176,11 @@ def _stdin() -> Iterator[IO[bytes]]:
         yield stream
 
 
-def _jsonl(path: str, stream: IO[bytes], max_size: int) -> Iterator[Raw]:
+def _jsonl(
+    path: str, stream: IO[bytes] | _Window, max_size: int, first_line: int = 1
+) -> Iterator[Raw]:
     limit = max_size + len(_BOM) + 2  # a line of max_size bytes, a BOM, then CR LF
-    number = 0
+    number = first_line - 1
     while line := stream.readline(limit):
         number += 1
         if not line.endswith(b"\n") and len(line) == limit:
@@ -196,7 +198,59 @@ def _jsonl(path: str, stream: IO[bytes], max_size: int) -> Iterator[Raw]:
         yield Raw(path, number, body)
 
 
-def _skip_line(stream: IO[bytes]) -> None:
+class _Window:
+    """The bytes of a file from its position to ``end``, read by lines."""
+
+    def __init__(self, stream: IO[bytes], end: int) -> None:
+        self._stream = stream
+        self._left = end - stream.tell()
+
+    def readline(self, limit: int) -> bytes:
+        if self._left <= 0:
+            return b""
+        line = self._stream.readline(min(limit, self._left))
+        self._left -= len(line)
+        return line
+
+
+def read_range(
+    path: str, start: int, end: int, first_line: int, max_size: int = MAX_RECORD_SIZE
+) -> Iterator[Raw]:
+    """The JSONL records in bytes ``start`` to ``end`` of a plain file (a part that begins a
+    line and whose first line is ``first_line``): what ``read_raw`` gives for those lines,
+    read in the same bounded memory."""
+    with _open(path) as stream:
+        stream.seek(start)
+        yield from _jsonl(path, _Window(stream, end), max_size, first_line)
+
+
+def line_end_after(path: str, offset: int) -> int:
+    """The offset just past the end of the line that holds byte ``offset`` (or the file's
+    size), found in bounded pieces however long the line is."""
+    with _open(path) as stream:
+        stream.seek(offset)
+        while piece := stream.readline(_BUFFER):
+            offset += len(piece)
+            if piece.endswith(b"\n"):
+                break
+        return offset
+
+
+def count_lines(path: str, start: int, end: int) -> int:
+    """Lines in bytes ``start`` to ``end`` (a last line without its newline counts)."""
+    lines = 0
+    last = b"\n"
+    with _open(path) as stream:
+        stream.seek(start)
+        left = end - start
+        while left > 0 and (piece := stream.read(min(_BUFFER, left))):
+            lines += piece.count(b"\n")
+            last = piece[-1:]
+            left -= len(piece)
+    return lines + (last != b"\n")
+
+
+def _skip_line(stream: IO[bytes] | _Window) -> None:
     """Read past the rest of an overlong line in bounded pieces."""
     while piece := stream.readline(_BUFFER):
         if piece.endswith(b"\n"):
