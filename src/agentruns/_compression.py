@@ -71,22 +71,24 @@ class _FrameReader(io.RawIOBase):
         self._name = name
         self._decompressor = start()
         self._pending = b""
+        self._offset = 0  # how much of _pending was handed out (slicing would copy the rest)
         self._inside = False  # within a frame: some of its bytes were read
 
     def readable(self) -> bool:
         return True
 
     def readinto(self, buffer: memoryview) -> int:  # type: ignore[override]
-        while not self._pending:
+        while self._offset >= len(self._pending):
             chunk = self._source.read(_CHUNK)
             if not chunk:
                 if self._inside:
                     raise EOFError(f"{self._name} stream ended before the end of its frame")
                 return 0
+            self._pending, self._offset = b"", 0
             self._feed(chunk)
-        size = min(len(buffer), len(self._pending))
-        buffer[:size] = self._pending[:size]
-        self._pending = self._pending[size:]
+        size = min(len(buffer), len(self._pending) - self._offset)
+        buffer[:size] = memoryview(self._pending)[self._offset : self._offset + size]
+        self._offset += size
         return size
 
     def _feed(self, chunk: bytes) -> None:
