@@ -3,6 +3,7 @@ full disk, endless input, hostile text. Each test runs ``agentruns`` as a user's
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import re
@@ -390,3 +391,55 @@ def test_records_that_once_crashed_a_batch_cost_no_other_record(
     assert "83 records in: 82 converted, 1 rejected" in result.stderr
     assert f"{source}:43:1: rejected: /: string holds an unpaired UTF-16 surrogate" in result.stderr
     assert len(out.read_text().splitlines()) == 82
+
+
+def _varied_records(path: Path, count: int) -> Path:
+    """Portable records that do not compress away (each says something else)."""
+    document = json.loads(PORTABLE)
+    with path.open("w") as out:
+        for number in range(count):
+            noise = hashlib.sha256(str(number).encode()).hexdigest() * 4
+            out.write(json.dumps(dict(document, eval_id=f"e{number}", final_message=noise)) + "\n")
+    return path
+
+
+def test_a_full_disk_during_an_export_leaves_no_table_and_no_folder(tmp_path: Path) -> None:
+    source = _varied_records(tmp_path / "in.jsonl", 3000)
+    folder = tmp_path / "tables"
+    result = agentruns("export", str(source), "-o", str(folder), preexec=_small_disk)
+    assert result.returncode == 74
+    assert "File too large" in result.stderr
+    assert not folder.exists()
+
+
+def test_a_full_disk_during_an_export_keeps_the_previous_tables(tmp_path: Path) -> None:
+    folder = tmp_path / "tables"
+    small = records(tmp_path / "small.jsonl", 2)
+    assert agentruns("export", str(small), "-o", str(folder)).returncode == 0
+    before = {p.name: p.read_bytes() for p in folder.iterdir()}
+    source = _varied_records(tmp_path / "in.jsonl", 3000)
+    result = agentruns("export", str(source), "-o", str(folder), preexec=_small_disk)
+    assert result.returncode == 74
+    assert {p.name: p.read_bytes() for p in folder.iterdir()} == before
+
+
+def test_a_full_disk_during_an_import_leaves_nothing_behind(tmp_path: Path) -> None:
+    lines = [json.dumps({"type": "system", "subtype": "init", "session_id": "s"})]
+    for number in range(400):
+        use = {"type": "tool_use", "id": f"t{number}", "name": "Bash", "input": {"n": number}}
+        answer = {"type": "tool_result", "tool_use_id": f"t{number}", "content": "x" * 500}
+        lines += [
+            json.dumps({"type": "assistant", "message": {"content": [use]}}),
+            json.dumps({"type": "user", "message": {"content": [answer]}}),
+        ]
+    transcript = tmp_path / "t.jsonl"
+    transcript.write_text("\n".join(lines) + "\n")
+    out = tmp_path / "run.json"
+    out.write_text("previous\n")
+    values = ["--set", "eval_id=e", "--set", "condition=c", "--set", "skill_path=null"]
+    values += ["--set", "prompt=p", "--set", "files=[]", "--set", "final_message=done"]
+    args = ["import", str(transcript), "--to", "portable", "-o", str(out), *values]
+    result = agentruns(*args, preexec=_small_disk)
+    assert result.returncode == 74
+    assert out.read_text() == "previous\n"
+    assert leftovers(tmp_path) == []

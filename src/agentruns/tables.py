@@ -319,16 +319,21 @@ class ParquetExport:
         import pyarrow.parquet as pq
 
         self.folder = Path(folder)
+        self._made = not self.folder.exists()  # a folder made here goes again on abort
         self.folder.mkdir(parents=True, exist_ok=True)
         self._ids = RunIds()
         self._paths = {name: self.folder / f"{name}.parquet" for name in ("runs", "steps")}
         self._temporary = {
             name: path.with_name(f".{path.name}.partial") for name, path in self._paths.items()
         }
-        self._writers = {
-            "runs": pq.ParquetWriter(self._temporary["runs"], runs_schema(), compression="zstd"),
-            "steps": pq.ParquetWriter(self._temporary["steps"], steps_schema(), compression="zstd"),
-        }
+        self._writers: dict[str, pq.ParquetWriter] = {}
+        try:
+            for name, schema in (("runs", runs_schema()), ("steps", steps_schema())):
+                writer = pq.ParquetWriter(self._temporary[name], schema, compression="zstd")
+                self._writers[name] = writer
+        except BaseException:
+            self.abort()
+            raise
         self._pending: dict[str, list[pa.RecordBatch]] = {"runs": [], "steps": []}
         self._rows = {"runs": 0, "steps": 0}
 
@@ -363,3 +368,6 @@ class ParquetExport:
                 writer.close()
         for temporary in self._temporary.values():
             temporary.unlink(missing_ok=True)
+        if self._made:
+            with contextlib.suppress(OSError):  # not empty: something else was put there
+                self.folder.rmdir()
