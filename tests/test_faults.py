@@ -443,3 +443,23 @@ def test_a_full_disk_during_an_import_leaves_nothing_behind(tmp_path: Path) -> N
     assert result.returncode == 74
     assert out.read_text() == "previous\n"
     assert leftovers(tmp_path) == []
+
+
+@pytest.mark.parametrize("number", [signal.SIGTERM, signal.SIGINT])
+def test_a_stopping_signal_mid_export_leaves_no_table_and_no_folder(
+    number: int, tmp_path: Path
+) -> None:
+    source = _varied_records(tmp_path / "in.jsonl", 80_000)  # seconds of work
+    folder = tmp_path / "tables"
+    process = subprocess.Popen(
+        [SCRIPT, "export", str(source), "-o", str(folder)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    _wait_for(lambda: folder.exists() and any(folder.iterdir()))
+    process.send_signal(number)
+    _, stderr = process.communicate(timeout=60)
+    assert process.returncode == (143 if number == signal.SIGTERM else 130)
+    assert "Traceback" not in stderr
+    assert not folder.exists()
