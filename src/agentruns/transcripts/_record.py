@@ -83,9 +83,12 @@ def needed(run: Run, to: str) -> tuple[Derived, ...]:
     """The values format ``to`` requires that the run does not hold: what its writer would
     have to make up (an optional value it derives from the run's own data is fine)."""
     model = _model(to)
+    return _made_up(format_for(model).write(run).derived, model)
+
+
+def _made_up(derived: tuple[Derived, ...], model: type[BaseModel]) -> tuple[Derived, ...]:
     required = _required(model)
-    written = format_for(model).write(run)
-    return tuple(d for d in written.derived if _top(d.pointer) in required)
+    return tuple(d for d in derived if _top(d.pointer) in required)
 
 
 def _with_values(record: BaseModel, values: Mapping[str, JsonValue]) -> dict[str, object]:
@@ -127,8 +130,7 @@ def to_record(run: Run, to: str, values: Mapping[str, JsonValue]) -> Imported:
     fmt = format_for(model)
     written = fmt.write(run)
     given = {key if key.startswith("/") else "/" + key for key in values}
-    required = _required(model)
-    missing = [d for d in written.derived if _top(d.pointer) in required and d.pointer not in given]
+    missing = [d for d in _made_up(written.derived, model) if d.pointer not in given]
     if missing:
         names = ", ".join(d.pointer[1:] for d in missing)
         problems = tuple(
