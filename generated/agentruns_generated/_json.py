@@ -118,11 +118,83 @@ JsonInt: TypeAlias = Annotated[StrictInt, IntegralFloat]
 
 
 _RFC3339_MESSAGE = "Input should be an RFC 3339 date-time string like 2026-01-31T12:00:00Z"
+
+
+class Timestamp(datetime):
+    """A date-time that remembers the RFC 3339 text it was read from.
+
+    An instant has many spellings (``.5Z`` and ``.500000Z``, ``-00:00`` and ``Z``); a model that
+    wrote its own would change a record it only passed through. A ``Timestamp`` compares,
+    hashes and computes as the ``datetime`` it is, and is written back as its ``text``. Any
+    new instant made from it (``+``, ``replace``, ``astimezone``) has no text and is written
+    as pydantic writes a datetime.
+    """
+
+    __slots__ = ("text",)
+
+    text: str | None
+    """The text it was read from; None for an instant made in code."""
+
+    def __new__(cls, *args: Any, text: str | None = None, **kwargs: Any) -> Timestamp:
+        self = super().__new__(cls, *args, **kwargs)
+        self.text = text
+        return self
+
+    @classmethod
+    def of(cls, instant: datetime, text: str | None) -> Timestamp:
+        """``instant`` as a Timestamp written as ``text``."""
+        return cls(
+            instant.year,
+            instant.month,
+            instant.day,
+            instant.hour,
+            instant.minute,
+            instant.second,
+            instant.microsecond,
+            instant.tzinfo,
+            fold=instant.fold,
+            text=text,
+        )
+
+    def __reduce_ex__(self, protocol: Any) -> tuple[Any, ...]:
+        # datetime pickles its fields as bytes and would lose the text
+        instant = datetime(
+            self.year,
+            self.month,
+            self.day,
+            self.hour,
+            self.minute,
+            self.second,
+            self.microsecond,
+            self.tzinfo,
+            fold=self.fold,
+        )
+        return (_timestamp, (instant, self.text))
+
+    def __repr__(self) -> str:
+        return f"Timestamp({self.text!r})" if self.text is not None else super().__repr__()
+
+
+def _timestamp(instant: datetime, text: str | None) -> Timestamp:
+    return Timestamp.of(instant, text)
+
+
+def _remember_text(text: str, parse: core_schema.ValidatorFunctionWrapHandler) -> Timestamp:
+    return Timestamp.of(parse(text), text)
+
+
+def _written(value: datetime, write: core_schema.SerializerFunctionWrapHandler) -> object:
+    text = getattr(value, "text", None)
+    return text if text is not None else write(value)
+
+
 _RFC3339_TEXT = core_schema.custom_error_schema(
     core_schema.chain_schema(
         [
             core_schema.str_schema(strict=True, pattern=_RFC3339_DATETIME_RUST),
-            core_schema.datetime_schema(tz_constraint="aware"),
+            core_schema.no_info_wrap_validator_function(
+                _remember_text, core_schema.datetime_schema(tz_constraint="aware")
+            ),
         ]
     ),
     custom_error_type="rfc3339_datetime",
@@ -144,7 +216,10 @@ class _RFC3339DateTime:
                 custom_error_type="rfc3339_datetime",
                 custom_error_message=_RFC3339_MESSAGE,
             ),
-            serialization=handler(source).get("serialization"),
+            # a Timestamp is written as the text it was read from
+            serialization=core_schema.wrap_serializer_function_ser_schema(
+                _written, schema=core_schema.datetime_schema(), when_used="json"
+            ),
         )
 
     def __get_pydantic_json_schema__(
@@ -154,7 +229,8 @@ class _RFC3339DateTime:
 
 
 JsonDateTime: TypeAlias = Annotated[pydantic.AwareDatetime, _RFC3339DateTime()]
-"""An RFC 3339 date-time with an offset; not an epoch number, not a space-separated time."""
+"""An RFC 3339 date-time with an offset; not an epoch number, not a space-separated time.
+Read from JSON it is a ``Timestamp`` and is written back exactly as it was read."""
 
 NotBoolean = BeforeValidator(_not_boolean)
 """Marks a numeric ``Literal`` so that ``true`` does not pass as ``1``."""

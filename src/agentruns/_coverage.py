@@ -4,13 +4,17 @@ from __future__ import annotations
 
 import types
 import typing
+from collections.abc import Collection
 
 from pydantic import BaseModel
 
 
-def reachable_models(root: type[BaseModel]) -> set[type[BaseModel]]:
+def reachable_models(
+    root: type[BaseModel], whole: Collection[str] = ()
+) -> set[type[BaseModel]]:
     """Every model class reachable from ``root`` through field types (unions, lists, dicts,
-    ``Annotated`` and type aliases included)."""
+    ``Annotated`` and type aliases included), not looking inside the models named in ``whole``:
+    what a reader keeps whole as JSON it keeps whole, models inside it included."""
     found: set[type[BaseModel]] = set()
     pending: list[object] = [root]
     while pending:
@@ -19,6 +23,8 @@ def reachable_models(root: type[BaseModel]) -> set[type[BaseModel]]:
             if hint in found:
                 continue
             found.add(hint)
+            if hint.__name__ in whole:
+                continue
             pending.extend(info.annotation for info in hint.model_fields.values())
             continue
         value = getattr(hint, "__value__", None)  # a TypeAliasType

@@ -20,13 +20,13 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from types import TracebackType
 
 from pydantic import BaseModel
 
 from agentruns._workers import OrderedMap, available_cpus
-from agentruns.conversion import Conversion, LossError, convert, text_losses
+from agentruns.conversion import Conversion, LossError, convert
 from agentruns.detect import MODELS, detect
 from agentruns.io import (
     MAX_RECORD_SIZE,
@@ -135,16 +135,11 @@ def convert_document(
     name, model, problems = read_model(record, source)
     if model is None:
         return Outcome(name, problems)
-    rewritten = text_losses(record.value, model, record.raw)
     try:
         result = convert(model, MODELS[to], strict=strict)
-        if strict and rewritten:
-            raise LossError(name or "", to, rewritten)
     except LossError as error:
         said = f"converting {name} to {to} would lose {len(error.losses)} values (--strict)"
         return Outcome(name, (("", said), *((loss.pointer, loss.reason) for loss in error.losses)))
-    if rewritten:
-        result = replace(result, losses=(*result.losses, *rewritten))
     target = result.target
     # the serializer's own bytes: model_dump_json() would decode them to str, and writing
     # would encode them again (two copies of every record)

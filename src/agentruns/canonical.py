@@ -10,12 +10,12 @@ can carry them and come back whole.
 from __future__ import annotations
 
 from dataclasses import dataclass, fields
-from datetime import datetime
 from typing import Literal
 
 from pydantic import MISSING
 
-from agentruns_generated._json import JsonValue  # pydantic's, without a Python call per value
+# pydantic's JsonValue, without a Python call per value; a date-time that keeps its text
+from agentruns_generated._json import JsonDateTime, JsonValue
 
 Status = Literal["queued", "running", "awaiting_human", "completed", "failed", "canceled"]
 """Run status, in one vocabulary (cortex says ``canceled``, AgentRun ``cancelled``)."""
@@ -39,7 +39,7 @@ class Step:
     index: int | MISSING = MISSING
     input: JsonValue | MISSING = MISSING
     output: JsonValue | MISSING = MISSING
-    started_at: datetime | MISSING = MISSING
+    started_at: JsonDateTime | MISSING = MISSING
     duration_ms: int | MISSING = MISSING
     phase: str | MISSING | None = MISSING
     status: str | MISSING | None = MISSING
@@ -59,8 +59,8 @@ class Run:
     goal: str | MISSING = MISSING
     """The task given to the agent (portable ``prompt``, AgentRun ``goal``)."""
     status: Status | MISSING = MISSING
-    started_at: datetime | MISSING = MISSING
-    ended_at: datetime | MISSING | None = MISSING
+    started_at: JsonDateTime | MISSING = MISSING
+    ended_at: JsonDateTime | MISSING | None = MISSING
     final_message: str | MISSING = MISSING
     """The agent's final output text (portable ``final_message``, AgentRun ``result.summary``)."""
     steps: tuple[Step, ...] | MISSING = MISSING
@@ -95,7 +95,7 @@ class Run:
     branch: str | MISSING | None = MISSING
     base_commit: str | MISSING | None = MISSING
     head_commit: str | MISSING | None = MISSING
-    updated_at: datetime | MISSING | None = MISSING
+    updated_at: JsonDateTime | MISSING | None = MISSING
     next_action: str | MISSING | None = MISSING
     transcript_refs: tuple[JsonValue, ...] | MISSING = MISSING
 

@@ -10,7 +10,6 @@ is either *carried* (kept verbatim in a free-form place of the target, when it h
 
 from __future__ import annotations
 
-import re
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -250,7 +249,7 @@ def convert(record: BaseModel, to: type[M], *, strict: bool = False) -> Conversi
     if not unheld:
         if strict and losses:
             raise LossError(source.name, target.name, losses)
-        return Conversion(result, tuple(losses), written.derived)
+        return Conversion(result, _in_order(losses), written.derived)
     returned = source.read(source.write(back).record)
     differing = [name for name in unheld if getattr(returned, name) != getattr(run, name)]
     if differing:
@@ -261,14 +260,15 @@ def convert(record: BaseModel, to: type[M], *, strict: bool = False) -> Conversi
         else:
             result = kept
     if strict and losses:
-        raise LossError(source.name, target.name, losses)
-    return Conversion(result, tuple(losses), written.derived)
+        raise LossError(source.name, target.name, _in_order(losses))
+    return Conversion(result, _in_order(losses), written.derived)
 
 
 def unread_fields(fmt: Format[Any], record: BaseModel) -> list[Loss]:
     """A loss for every field the record holds that the format's reader does not read: a
     field declared lost, or one no declaration names (the models were regenerated from a
-    newer schema and the mapper not updated yet). Free when every field is read."""
+    newer schema and the mapper not updated yet). A model read whole is read whole: nothing
+    inside it is looked at. Free when every field is read."""
     skipped = _skipped(type(fmt))
     if not skipped:
         return []
@@ -278,34 +278,39 @@ def unread_fields(fmt: Format[Any], record: BaseModel) -> list[Loss]:
 
 
 @cache
-def _skipped(kind: type[Format[Any]]) -> dict[type[BaseModel], frozenset[str]]:
-    """Per model class: the fields its reader does not read."""
+def _skipped(kind: type[Format[Any]]) -> dict[type[BaseModel], frozenset[str] | None]:
+    """Per model class: the fields its reader does not read (None for a model read whole);
+    empty when the reader reads everything."""
     from agentruns._coverage import reachable_models
 
     coverage = kind.coverage
-    result: dict[type[BaseModel], frozenset[str]] = {}
+    result: dict[type[BaseModel], frozenset[str] | None] = {}
     root = kind.model if isinstance(getattr(kind, "model", None), type) else None
-    models = reachable_models(root) if root is not None else set()
+    whole = {name for name, declared in coverage.items() if declared == WHOLE}
+    models = reachable_models(root, whole) if root is not None else set()
     for model in models:
         declared = coverage.get(model.__name__)
         if declared == WHOLE:
+            result[model] = None
             continue
         read = {name for name, use in (declared or {}).items() if use == "read"}
-        unread = frozenset(model.model_fields) - read
-        if unread:
-            result[model] = unread
+        result[model] = frozenset(model.model_fields) - read
+    if not any(result.values()):
+        return {}
     return result
 
 
 def _walk_unread(
     value: object,
     at: str,
-    skipped: dict[type[BaseModel], frozenset[str]],
+    skipped: dict[type[BaseModel], frozenset[str] | None],
     reader: str,
     found: list[Loss],
 ) -> None:
     if isinstance(value, BaseModel):
         unread = skipped.get(type(value), frozenset())
+        if unread is None:
+            return  # read whole: nothing inside it is lost
         for name in value.model_fields_set:
             info = type(value).model_fields.get(name)
             if info is None:
@@ -319,62 +324,6 @@ def _walk_unread(
     elif isinstance(value, list):
         for index, item in enumerate(value):
             _walk_unread(item, f"{at}/{index}", skipped, reader, found)
-
-
-_DATE_TIME = re.compile(
-    rb"[0-9]{4}-[0-9]{2}-[0-9]{2}([Tt])[0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]+)?"
-    rb"([Zz]|[+-][0-9]{2}:[0-9]{2})"
-)
-
-
-def _unstable_time(raw: bytes) -> bool:
-    """Whether the text holds a date-time a model would write differently."""
-    for found in _DATE_TIME.finditer(raw):
-        separator, fraction, offset = found.groups()
-        if (
-            separator == b"t"
-            or offset in (b"z", b"+00:00", b"-00:00")
-            or (fraction is not None and len(fraction) != 7)  # the dot and 6 digits
-        ):
-            return True
-    return False
-
-
-def text_losses(document: JsonValue, record: BaseModel, raw: bytes | None = None) -> list[Loss]:
-    """Values whose text the model does not keep, with what it becomes.
-
-    A model holds a date-time as an instant: ``-00:00`` (an unknown offset) is written ``Z``,
-    digits beyond microseconds are cut, ``.250`` is written ``.250000``, a lower-case ``t``
-    or ``z`` upper-case. ``document`` is the parsed source, ``record`` the model validated
-    from it; with ``raw`` (its bytes), a record with no such text costs one scan.
-    """
-    if raw is not None and not _unstable_time(raw):
-        return []
-    written: JsonValue = record.model_dump(mode="json", by_alias=True)
-    found: list[Loss] = []
-    _compare_text(document, written, "", found)
-    return found
-
-
-def _compare_text(source: JsonValue, written: JsonValue, at: str, found: list[Loss]) -> None:
-    if isinstance(source, dict) and isinstance(written, dict):
-        for key, value in source.items():
-            if key in written:
-                _compare_text(value, written[key], f"{at}/{_escape(key)}", found)
-    elif isinstance(source, list) and isinstance(written, list):
-        for index, (a, b) in enumerate(zip(source, written, strict=False)):
-            _compare_text(a, b, f"{at}/{index}", found)
-    elif isinstance(source, str) and isinstance(written, str) and source != written:
-        found.append(Loss(at, f"the text {source!r} is written {written!r}{_why(source)}"))
-
-
-def _why(text: str) -> str:
-    if text.endswith("-00:00"):
-        return " (-00:00, an unknown local offset, becomes UTC)"
-    fraction = re.search(r"\.([0-9]+)", text)
-    if fraction and len(fraction.group(1)) > 6:
-        return " (digits beyond microseconds are cut)"
-    return " (the same instant)"
 
 
 def from_canonical(run: Run, to: type[M]) -> Written[M]:
@@ -440,6 +389,18 @@ def _carried_fields(payload: dict[str, JsonValue]) -> dict[str, Any]:
     update: dict[str, Any] = {name: getattr(restored, name) for name in fields}
     update.update({str(name): MISSING for name in absent})
     return update
+
+
+def _in_order(losses: list[Loss]) -> tuple[Loss, ...]:
+    """Losses in document order of their pointers (array indexes as numbers), so that two
+    runs over the same record report the same lines."""
+    return tuple(sorted(losses, key=lambda loss: (_pointer_key(loss.pointer), loss.reason)))
+
+
+def _pointer_key(pointer: str) -> tuple[tuple[int, int, str], ...]:
+    return tuple(
+        (0, int(part), "") if part.isascii() and part.isdigit() else (1, 0, part) for part in pointer.split("/")[1:]
+    )
 
 
 def _brief(error: BaseException) -> str:
