@@ -9,9 +9,7 @@ from collections.abc import Collection
 from pydantic import BaseModel
 
 
-def reachable_models(
-    root: type[BaseModel], whole: Collection[str] = ()
-) -> set[type[BaseModel]]:
+def reachable_models(root: type[BaseModel], whole: Collection[str] = ()) -> set[type[BaseModel]]:
     """Every model class reachable from ``root`` through field types (unions, lists, dicts,
     ``Annotated`` and type aliases included), not looking inside the models named in ``whole``:
     what a reader keeps whole as JSON it keeps whole, models inside it included."""

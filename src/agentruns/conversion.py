@@ -399,7 +399,8 @@ def _in_order(losses: list[Loss]) -> tuple[Loss, ...]:
 
 def _pointer_key(pointer: str) -> tuple[tuple[int, int, str], ...]:
     return tuple(
-        (0, int(part), "") if part.isascii() and part.isdigit() else (1, 0, part) for part in pointer.split("/")[1:]
+        (0, int(part), "") if part.isascii() and part.isdigit() else (1, 0, part)
+        for part in pointer.split("/")[1:]
     )
 
 
