@@ -6,6 +6,7 @@ share one code path and differ only in what they do with the rendered files.
 
 from __future__ import annotations
 
+import ast
 import difflib
 import os
 import tempfile
@@ -85,6 +86,7 @@ def render(schemas_dir: Path, *, strict: bool = False) -> Rendered:
     for entry in entries:
         _render_entry(schemas_dir, entry, rendered, strict=strict)
     rendered.files[f"{PACKAGE}/__init__.py"] = _package_init(entries)
+    rendered.files[f"{PACKAGE}/models.py"] = _models_module(entries, rendered)
     rendered.files[f"{PACKAGE}/py.typed"] = ""
     rendered.files[f"{PACKAGE}/_json.py"] = render_runtime_module()
     return rendered
@@ -172,6 +174,68 @@ def _package_init(entries: list[SchemaEntry]) -> str:
     ]
     names = sorted([*(e.class_name for e in entries), "FORMATS", "GeneratedFormat"])
     lines.append("__all__ = [" + ", ".join(f'"{name}"' for name in names) + "]")
+    return tidy("\n".join(lines) + "\n")
+
+
+def public_names(code: str) -> list[str]:
+    """The names a generated module defines for its users: classes and type aliases at its
+    top level (not what it imports, nothing private), in the order it defines them."""
+    names: list[str] = []
+    for node in ast.parse(code).body:
+        if isinstance(node, ast.ClassDef):
+            names.append(node.name)
+        elif isinstance(node, ast.Assign):
+            names += [t.id for t in node.targets if isinstance(t, ast.Name)]
+        elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+            names.append(node.target.id)
+    return [name for name in names if not name.startswith("_")]
+
+
+def _models_module(entries: list[SchemaEntry], rendered: Rendered) -> str:
+    """Every public name of every generated model module, in one module.
+
+    ``agentruns.models`` re-exports it, so a class that a regenerated schema adds is importable
+    from there after ``generate`` alone. Two formats defining one name would make the second
+    shadow the first: the build refuses that, naming both.
+    """
+    owner: dict[str, str] = {}
+    by_module: dict[str, list[str]] = {}
+    clashes: list[Diagnostic] = []
+    for entry in sorted(entries, key=lambda e: e.name):
+        code = rendered.files.get(f"{PACKAGE}/{entry.name}.py")
+        if code is None:
+            continue
+        for name in public_names(code):
+            if name in owner:
+                clashes.append(
+                    Diagnostic(
+                        f"schemas/{entry.file}",
+                        "",
+                        f"the generated class or alias {name} is defined by {owner[name]} too; "
+                        "agentruns.models cannot export both (give one a different title)",
+                        Severity.ERROR,
+                    )
+                )
+                continue
+            owner[name] = entry.name
+            by_module.setdefault(entry.name, []).append(name)
+    if clashes:
+        raise CodegenError(clashes)
+    lines = [
+        '"""Every class and type alias of the generated model modules -- do not edit by hand.',
+        "",
+        "``agentruns.models`` re-exports this module: a name a schema adds is exported by",
+        "``python -m codegen generate`` alone. Regenerate with: python -m codegen generate",
+        '"""',
+        "",
+    ]
+    for module, names in by_module.items():
+        lines.append(f"from {PACKAGE}.{module} import (")
+        lines += [f"    {name}," for name in sorted(names)]
+        lines.append(")")
+    lines.append("")
+    listed = sorted(owner)
+    lines.append("__all__ = [" + ", ".join(f'"{name}"' for name in listed) + "]")
     return tidy("\n".join(lines) + "\n")
 
 
