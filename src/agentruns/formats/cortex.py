@@ -206,7 +206,16 @@ class CortexFormat(Format[CortexRunJournal]):
     def carry(self, record: CortexRunJournal, payload: dict[str, JsonValue]) -> CortexRunJournal:
         events = list(record.events) if isinstance(record.events, list) else []
         extra: dict[str, JsonValue] = {_CARRY_KEY: payload, _ABSENT_KEY: record.events is MISSING}
-        marker = Event(type=CARRY_EVENT, at=record.started_at, **extra)
+        # every declared field given, so the extras can only be extras
+        marker = Event(
+            type=CARRY_EVENT,
+            at=record.started_at,
+            phase=MISSING,
+            status=MISSING,
+            activity=MISSING,
+            message=MISSING,
+            **extra,
+        )
         return record.model_copy(update={"events": [*events, marker]})
 
 
