@@ -106,7 +106,7 @@ def test_the_command_prints_the_summary_and_json_for_programs(tmp_path: Path) ->
     assert data["by_format_and_status"] == {
         "agentrun": {"completed": 1},
         "cortex": {"completed": 1},
-        "portable": {"(none)": 1},
+        "portable": {"canceled": 1},  # derived: its scripted conversation was stopped
     }
     assert data["duration_ms"]["count"] == 2
 

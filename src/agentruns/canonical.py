@@ -10,7 +10,7 @@ can carry them and come back whole.
 from __future__ import annotations
 
 from dataclasses import dataclass, fields
-from typing import Literal
+from typing import Final, Literal
 
 from pydantic import MISSING
 
@@ -19,6 +19,10 @@ from agentruns_generated._json import JsonDateTime, JsonValue
 
 Status = Literal["queued", "running", "awaiting_human", "completed", "failed", "canceled"]
 """Run status, in one vocabulary (cortex says ``canceled``, AgentRun ``cancelled``)."""
+
+STEP_FAILED: Final = "error"
+"""The status of a step that failed (a tool call that returned an error, the event that ended a
+failed run): one word, whatever the source said."""
 
 
 # Plain frozen dataclasses, not pydantic models: readers build them from models that are

@@ -17,6 +17,12 @@ from rich.text import Text
 from agentruns._text import printable
 from agentruns.canonical import Run, Step
 from agentruns.conversion import to_canonical
+from agentruns.derivations import (
+    Derivation,
+    derive_duration_ms,
+    derive_status,
+    derive_total_tokens,
+)
 
 
 def _text(value: object) -> Text:
@@ -43,11 +49,11 @@ def header(run: Run, fmt: str) -> Table:
         ("format", fmt),
         ("run", run.run_id if run.run_id is not MISSING else run.eval_id),
         ("agent", run.agent_id),
-        ("status", run.status),
+        ("status", _status(run)),
         ("goal", _brief(run.goal, 100) or MISSING),
         ("started", run.started_at),
         ("ended", run.ended_at),
-        ("duration ms", run.duration_ms),
+        ("duration ms", _derived(run.duration_ms, derive_duration_ms(run))),
         ("tokens", _tokens(run)),
         ("cost usd", run.cost_usd),
     ]
@@ -57,9 +63,20 @@ def header(run: Run, fmt: str) -> Table:
     return table
 
 
+def _derived(recorded: object, derivation: Derivation[object] | None) -> object:
+    """What the record says; else the derived value, marked so a reader knows it is."""
+    if recorded is not MISSING or derivation is None:
+        return recorded
+    return f"{derivation.value} (derived: {derivation.reason})"
+
+
+def _status(run: Run) -> object:
+    return _derived(run.status, derive_status(run))
+
+
 def _tokens(run: Run) -> object:
-    if run.total_tokens is not MISSING:
-        return run.total_tokens
+    if run.total_tokens is not MISSING or derive_total_tokens(run) is not None:
+        return _derived(run.total_tokens, derive_total_tokens(run))
     if isinstance(run.input_tokens, int) or isinstance(run.output_tokens, int):
         return f"{_text(run.input_tokens)} in / {_text(run.output_tokens)} out"
     return MISSING

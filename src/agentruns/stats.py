@@ -14,8 +14,8 @@ import json
 import math
 from collections import Counter
 from dataclasses import asdict, dataclass, field
-from datetime import datetime, timedelta
 
+from agentruns import derivations
 from agentruns.batch import Outcome, read_model
 from agentruns.canonical import Run
 from agentruns.conversion import to_canonical
@@ -26,8 +26,6 @@ MAX_KEYS = 10_000
 """Distinct agent ids and tool names counted by name; the rest are ``(other)``."""
 OTHER = "(other)"
 QUANTILES = (0.5, 0.9, 0.99)
-FAILED = frozenset({"error", "failed", "failure", "canceled", "cancelled"})
-"""Step statuses that mean a tool call failed."""
 
 
 EXACT = 4096
@@ -138,29 +136,25 @@ class RunFacts:
     def of(cls, run: Run, fmt: str) -> RunFacts:
         steps = run.steps if isinstance(run.steps, tuple) else ()
         tools = [
-            (step.name if isinstance(step.name, str) else "(unnamed)", step.status in FAILED)
+            (
+                step.name if isinstance(step.name, str) else "(unnamed)",
+                derivations.step_failed(step),
+            )
             for step in steps
             if step.kind == "tool_call"
         ]
-        duration = run.duration_ms if isinstance(run.duration_ms, int) else None
-        start, end = run.started_at, run.ended_at
-        if duration is None and isinstance(start, datetime) and isinstance(end, datetime):
-            duration = (end - start) // timedelta(milliseconds=1)
-        tokens = run.total_tokens if isinstance(run.total_tokens, int) else None
-        if (
-            tokens is None
-            and isinstance(run.input_tokens, int)
-            and isinstance(run.output_tokens, int)
-        ):
-            tokens = run.input_tokens + run.output_tokens
         return cls(
             format=fmt,
-            status=run.status if isinstance(run.status, str) else None,
+            status=derivations.status(run),
             agent=run.agent_id if isinstance(run.agent_id, str) else None,
-            duration_ms=duration,
-            tokens=tokens,
+            duration_ms=derivations.duration_ms(run),
+            tokens=derivations.total_tokens(run),
             tools=tools,
         )
+
+
+def _name(value: object) -> str:
+    return value if isinstance(value, str) else "(unnamed)"
 
 
 @dataclass

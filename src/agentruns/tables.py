@@ -26,6 +26,7 @@ from pydantic import MISSING
 from agentruns.batch import Boundary, Outcome, Tally, raws_of, read_model, reject_line
 from agentruns.canonical import Run
 from agentruns.conversion import to_canonical
+from agentruns.derivations import derive_run_id, duration_ms, status, total_tokens
 from agentruns.io import Raw, parse
 
 if TYPE_CHECKING:
@@ -120,14 +121,6 @@ def _json(value: object) -> str | None:
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
-def _duration(run: Run) -> int | None:
-    recorded = _int(run.duration_ms)
-    if recorded is not None:
-        return recorded
-    start, end = _micros(run.started_at), _micros(run.ended_at)
-    return None if start is None or end is None else (end - start) // 1000
-
-
 @dataclass
 class _Columns:
     runs: dict[str, list[object]] = field(default_factory=dict)
@@ -169,13 +162,13 @@ def add_run(columns: _Columns, run: Run, fmt: str, source: str, line: int) -> No
         format=fmt,
         agent_id=_text(run.agent_id),
         kind=_text(run.kind),
-        status=_text(run.status),
+        status=status(run),
         goal=_text(run.goal),
         final_message=_text(run.final_message),
         started_at=_micros(run.started_at),
         ended_at=_micros(run.ended_at),
-        duration_ms=_duration(run),
-        total_tokens=_int(run.total_tokens),
+        duration_ms=duration_ms(run),
+        total_tokens=total_tokens(run),
         input_tokens=_int(run.input_tokens),
         output_tokens=_int(run.output_tokens),
         cost_usd=run.cost_usd if isinstance(run.cost_usd, float | int) else None,
@@ -193,12 +186,7 @@ def add_run(columns: _Columns, run: Run, fmt: str, source: str, line: int) -> No
 def _provisional_id(record_id: str | None, run: Run, source: str, line: int) -> str:
     if record_id is not None:
         return record_id
-    base = f"R-{run.eval_id}" if isinstance(run.eval_id, str) else "R"
-    if isinstance(run.condition, str):
-        base += f"-{run.condition}"
-    if isinstance(run.run_index, int):
-        base += f"-{run.run_index}"
-    return f"{base}@{source}:{line}"
+    return f"{derive_run_id(run).value}@{source}:{line}"
 
 
 @dataclass

@@ -2,20 +2,18 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import datetime
 from functools import cache
 from typing import TypeVar
 
 from pydantic import MISSING, BaseModel, JsonValue
 
-from agentruns.canonical import Run, Status
+from agentruns.canonical import Status
 from agentruns.conversion import Derived
+from agentruns.derivations import Derivation
 from agentruns.models import AgentRunStatus, CortexRunJournalStatus
 
 T = TypeVar("T")
-
-UNKNOWN_TIME = datetime(1970, 1, 1, tzinfo=UTC)
-"""Stands for "no time recorded" where a format requires one (never the clock)."""
 
 
 def given(value: T | MISSING) -> bool:
@@ -53,39 +51,15 @@ def _declared(model: type[BaseModel]) -> frozenset[str]:
     return frozenset(names)
 
 
-def derive_run_id(run: Run, derived: list[Derived], where: str, *, allow_empty: bool = True) -> str:
-    if isinstance(run.run_id, str) and (run.run_id or allow_empty):
-        return run.run_id
-    if isinstance(run.eval_id, str) and run.eval_id:
-        parts = [run.eval_id]
-        if isinstance(run.condition, str):
-            parts.append(run.condition)
-        if isinstance(run.run_index, int):
-            parts.append(str(run.run_index))
-        value = "R-" + "-".join(parts)
-        reason = "no run id in the source; built from eval_id, condition and run_index"
-    else:
-        value = "R-unknown"
-        reason = "no run id in the source and nothing to build one from"
-    derived.append(Derived(where, value, reason))
-    return value
-
-
-def derive_started_at(run: Run, derived: list[Derived], where: str) -> datetime:
-    if isinstance(run.started_at, datetime):
-        return run.started_at
-    times = [
-        step.started_at
-        for step in (run.steps if isinstance(run.steps, tuple) else ())
-        if isinstance(step.started_at, datetime)
-    ]
-    if times:
-        value = min(times)
-        reason = "no start time in the source; the earliest step time is used"
-    else:
-        value = UNKNOWN_TIME
-        reason = "no start time in the source; the Unix epoch marks it unknown"
-    derived.append(Derived(where, value.isoformat(), reason))
+def reported(derivation: Derivation[T], derived: list[Derived], where: str) -> T:
+    """The derived value, noted in ``derived`` at the target pointer ``where``."""
+    value = derivation.value
+    shown: JsonValue = (
+        (getattr(value, "text", None) or value.isoformat())
+        if isinstance(value, datetime)
+        else value  # type: ignore[assignment]
+    )
+    derived.append(Derived(where, shown, derivation.reason))
     return value
 
 

@@ -15,10 +15,11 @@ from typing_extensions import TypeIs
 
 from agentruns.canonical import Run, Step
 from agentruns.conversion import Coverage, Derived, Format, Use, Written, fields, is_carry
+from agentruns.derivations import derive_run_id, derive_status
 from agentruns.formats._shared import (
     as_object,
-    derive_run_id,
     extras_for,
+    reported,
     status_from_agentrun,
     status_to_agentrun,
     text_or_derived,
@@ -131,7 +132,9 @@ class AgentRunFormat(Format[AgentRun]):
         derived: list[Derived] = []
         extra = extras_for(AgentRun, run.extra)
         record = AgentRun(
-            run_id=derive_run_id(run, derived, "/run_id"),
+            run_id=run.run_id
+            if isinstance(run.run_id, str)
+            else reported(derive_run_id(run), derived, "/run_id"),
             agent_id=self._agent_id(run, derived),
             framework=run.framework,
             goal=text_or_derived(
@@ -163,15 +166,7 @@ class AgentRunFormat(Format[AgentRun]):
     def _status(run: Run, derived: list[Derived]) -> AgentRunStatus:
         if run.status is not MISSING:
             return status_to_agentrun(run.status)
-        derived.append(
-            Derived(
-                "/status",
-                "completed",
-                "AgentRun requires a status; a record without one "
-                "(portable) is written after the run has ended",
-            )
-        )
-        return "completed"
+        return status_to_agentrun(reported(derive_status(run), derived, "/status"))
 
     @staticmethod
     def _result(run: Run) -> Result | MISSING:

@@ -24,11 +24,11 @@ from agentruns.conversion import (
     fields,
     is_carry,
 )
+from agentruns.derivations import derive_run_id, derive_started_at, derive_status
 from agentruns.formats._shared import (
     CortexStatus,
-    derive_run_id,
-    derive_started_at,
     extras_for,
+    reported,
     status_from_cortex,
     status_to_cortex,
 )
@@ -136,10 +136,16 @@ class CortexFormat(Format[CortexRunJournal]):
 
     def write(self, run: Run) -> Written[CortexRunJournal]:
         derived: list[Derived] = []
-        started_at = derive_started_at(run, derived, "/started_at")
+        started_at = (
+            run.started_at
+            if isinstance(run.started_at, datetime)
+            else reported(derive_started_at(run), derived, "/started_at")
+        )
         record = CortexRunJournal(
             schema_version=1,
-            run_id=derive_run_id(run, derived, "/run_id", allow_empty=False),
+            run_id=run.run_id
+            if isinstance(run.run_id, str) and run.run_id  # cortex: at least one character
+            else reported(derive_run_id(run), derived, "/run_id"),
             task_id=run.task_id,
             mission_id=run.mission_id,
             agent_id=run.agent_id,
@@ -184,15 +190,7 @@ class CortexFormat(Format[CortexRunJournal]):
     def _status(run: Run, derived: list[Derived]) -> CortexStatus:
         if run.status is not MISSING:
             return status_to_cortex(run.status)
-        derived.append(
-            Derived(
-                "/status",
-                "completed",
-                "cortex requires a status; a record without one "
-                "(portable) is written after the run has ended",
-            )
-        )
-        return "completed"
+        return status_to_cortex(reported(derive_status(run), derived, "/status"))
 
     def carried(self, record: CortexRunJournal) -> dict[str, JsonValue] | None:
         event = _carry_event(record.events) if isinstance(record.events, list) else None

@@ -14,7 +14,8 @@ from pydantic import MISSING, JsonValue
 
 from agentruns.canonical import Run, Step
 from agentruns.conversion import WHOLE, Coverage, Derived, Format, Use, Written, fields
-from agentruns.formats._shared import text_or_derived
+from agentruns.derivations import derive_duration_ms, derive_total_tokens
+from agentruns.formats._shared import reported, text_or_derived
 from agentruns.models import (
     AssistantMessage,
     Codebase,
@@ -254,22 +255,21 @@ class PortableFormat(Format[PortableRunRecord]):
     def _total_tokens(run: Run, derived: list[Derived]) -> int | MISSING | None:
         if run.total_tokens is not MISSING:
             return run.total_tokens
-        if isinstance(run.input_tokens, int) and isinstance(run.output_tokens, int):
-            total = run.input_tokens + run.output_tokens
-            derived.append(Derived("/total_tokens", total, "sum of input and output tokens"))
-            return total
-        return MISSING
+        total = derive_total_tokens(run)
+        if total is None:
+            return MISSING
+        value: int = reported(total, derived, "/total_tokens")
+        return value
 
     @staticmethod
     def _duration(run: Run, derived: list[Derived]) -> int | MISSING | None:
         if run.duration_ms is not MISSING:
             return run.duration_ms
-        start, end = run.started_at, run.ended_at
-        if start is not MISSING and end is not MISSING and end is not None:
-            millis = round((end - start).total_seconds() * 1000)
-            derived.append(Derived("/duration_ms", millis, "time from started_at to ended_at"))
-            return millis
-        return MISSING
+        duration = derive_duration_ms(run)
+        if duration is None:
+            return MISSING
+        millis: int = reported(duration, derived, "/duration_ms")
+        return millis
 
 
 PORTABLE = PortableFormat()

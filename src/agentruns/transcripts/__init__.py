@@ -23,7 +23,7 @@ from typing import Literal, TypeVar
 
 from pydantic import MISSING, TypeAdapter, ValidationError
 
-from agentruns.canonical import Run, Status, Step
+from agentruns.canonical import STEP_FAILED, Run, Status, Step
 from agentruns.io import InputError
 from agentruns.transcripts import _claude, _cline, _codex, _declarative, _opencode
 from agentruns.transcripts._declarative import Descriptor, DescriptorError
@@ -343,7 +343,7 @@ def _run(
             Step(
                 kind="event",
                 name="error",
-                status="failed",
+                status=STEP_FAILED,
                 message=last.reason,
                 started_at=MISSING if ended is None else ended,
             )
@@ -389,7 +389,7 @@ def _tool_step(call: ToolCall, ordinal: int) -> Step:
         index=ordinal,
         input=call.args,
         output=call.result if call.result is not None else MISSING,
-        status="error" if call.is_error else MISSING,
+        status=STEP_FAILED if call.is_error else MISSING,
         started_at=MISSING if call.at is None else call.at,
     )
 
