@@ -127,6 +127,18 @@ def test_reading_and_writing_the_same_format_is_the_identity(name: str) -> None:
     check()
 
 
+@pytest.mark.parametrize("name", sorted(MODELS))
+def test_converting_to_the_same_format_is_the_identity_even_in_strict_mode(name: str) -> None:
+    @_SETTINGS
+    @given(records(name))
+    def check(record: BaseModel) -> None:
+        converted = convert(record, type(record), strict=True)
+        assert converted.target is record
+        assert converted.losses == ()
+
+    check()
+
+
 @pytest.mark.parametrize(("source", "target"), DIRECTIONS)
 def test_conversion_output_is_valid_against_the_target_schema(source: str, target: str) -> None:
     oracles = subjects()[target].oracles

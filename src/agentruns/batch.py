@@ -141,9 +141,16 @@ def convert_document(
         said = f"converting {name} to {to} would lose {len(error.losses)} values (--strict)"
         return Outcome(name, (("", said), *((loss.pointer, loss.reason) for loss in error.losses)))
     target = result.target
-    # the serializer's own bytes: model_dump_json() would decode them to str, and writing
-    # would encode them again (two copies of every record)
-    output = target.__pydantic_serializer__.to_json(target) + b"\n"
+    if target is model:
+        # a conversion to the record's own format that changes nothing: the record as it was
+        # written (its key order, its numbers' spelling), on one line
+        output = (
+            json.dumps(record.value, ensure_ascii=False, separators=(",", ":")).encode() + b"\n"
+        )
+    else:
+        # the serializer's own bytes: model_dump_json() would decode them to str, and writing
+        # would encode them again (two copies of every record)
+        output = target.__pydantic_serializer__.to_json(target) + b"\n"
     wanted = report and (result.losses or result.derived)
     return Outcome(
         name,

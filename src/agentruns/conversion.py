@@ -249,6 +249,8 @@ def convert(record: BaseModel, to: type[M], *, strict: bool = False) -> Conversi
     if not unheld:
         if strict and losses:
             raise LossError(source.name, target.name, losses)
+        if source is target and not losses and result == record:
+            result = record  # the identity: the record itself, not a copy of it
         return Conversion(result, _in_order(losses), written.derived)
     returned = source.read(source.write(back).record)
     differing = [name for name in unheld if getattr(returned, name) != getattr(run, name)]
