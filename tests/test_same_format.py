@@ -10,9 +10,9 @@ import pytest
 from click.testing import CliRunner
 
 from agentruns import LossError, convert
-from agentruns.batch import MODELS, convert_document
+from agentruns.batch import convert_document
 from agentruns.cli import main
-from agentruns.detect import detect
+from agentruns.detect import MODELS, detect
 from agentruns.io import Raw
 
 FIXTURES = Path(__file__).parent / "fixtures"
