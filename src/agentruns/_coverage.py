@@ -13,8 +13,13 @@ def reachable_models(root: type[BaseModel], whole: Collection[str] = ()) -> set[
     """Every model class reachable from ``root`` through field types (unions, lists, dicts,
     ``Annotated`` and type aliases included), not looking inside the models named in ``whole``:
     what a reader keeps whole as JSON it keeps whole, models inside it included."""
+    return reachable_from(root, whole)
+
+
+def reachable_from(hint: object, whole: Collection[str] = ()) -> set[type[BaseModel]]:
+    """Every model class a type hint reaches (the hint's own models included)."""
     found: set[type[BaseModel]] = set()
-    pending: list[object] = [root]
+    pending: list[object] = [hint]
     while pending:
         hint = pending.pop()
         if isinstance(hint, type) and issubclass(hint, BaseModel):

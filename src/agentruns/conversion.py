@@ -10,7 +10,6 @@ is either *carried* (kept verbatim in a free-form place of the target, when it h
 
 from __future__ import annotations
 
-from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import cache
@@ -22,6 +21,8 @@ from agentruns.canonical import FIELDS, Run
 
 if TYPE_CHECKING:
     from pydantic import TypeAdapter
+
+    from agentruns.crosswalk import Crosswalk
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -97,35 +98,73 @@ name, so models regenerated from a newer schema are judged by the same declarati
 F = TypeVar("F", bound=str)
 
 
+def _coverage_of(table: Crosswalk[Any, Any]) -> dict[str, Mapping[str, Use] | Literal["whole"]]:
+    """What a crosswalk reads: every field it has a row for, per model; the models inside a
+    value read whole, whole."""
+    from agentruns._coverage import reachable_from
+
+    found: dict[str, Mapping[str, Use] | Literal["whole"]] = {}
+    for part in table.tables():
+        found[part.model.__name__] = {row.field: "read" for row in part.rows}
+    for model, name in table.whole_fields():
+        for inner in reachable_from(model.model_fields[name].annotation):
+            found.setdefault(inner.__name__, WHOLE)
+    return found
+
+
 def fields(declared: Mapping[F, Use]) -> dict[str, Use]:
     """A declaration keyed by a generated ``<Model>Field`` literal, as the coverage table
     holds it: keying by the literal lets mypy reject a field the model no longer has."""
     return {str(name): use for name, use in declared.items()}
 
 
-class Format(ABC, Generic[M]):
+class Format(Generic[M]):
     """A run record format: a reader, a writer, and where it can keep foreign data.
 
-    Subclass it, set ``name`` and ``model``, implement ``read`` and ``write``, and ``register``
-    an instance: every conversion to and from the other formats follows.
+    Subclass it, set ``name``, ``model`` and ``crosswalk`` (the table of what each field of
+    the model is in the canonical run, ``agentruns.crosswalk``), and ``register`` an instance:
+    the reader, the writer, the pointers of loss reports and the coverage all follow from the
+    table, and so does every conversion to and from the other formats. A format may instead
+    implement ``read`` and ``write`` by hand and declare ``pointers`` and ``coverage``.
     """
 
     name: ClassVar[str]
     model: type[M]
+    crosswalk: ClassVar[Crosswalk[Any, Run] | None] = None
+    """The format's table (see ``agentruns.crosswalk``)."""
     pointers: ClassVar[dict[str, str]] = {}
-    """Canonical field -> JSON pointer in this format, where it is not ``/<field name>``."""
+    """Canonical field -> JSON pointer in this format, where it is not ``/<field name>``
+    (computed from the crosswalk when there is one)."""
     coverage: ClassVar[Coverage] = {}
     """What ``read`` does with every field of every model of the format (``fields`` per
-    model, or ``WHOLE``). ``tests/test_coverage.py`` holds it complete against the generated
-    models; a field it does not declare is reported lost by ``convert``, never dropped."""
+    model, or ``WHOLE``), computed from the crosswalk when there is one. A field it does not
+    name is reported lost by ``convert``, never dropped."""
 
-    @abstractmethod
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        table = cls.__dict__.get("crosswalk")
+        if table is not None:
+            cls.pointers = dict(table.pointers())
+            cls.coverage = _coverage_of(table)
+
     def read(self, record: M) -> Run:
         """The run the record describes, from its own fields (ignore any carried data)."""
+        table = self.crosswalk
+        if table is None:
+            raise NotImplementedError(f"{type(self).__name__} has no crosswalk and no read")
+        run: Run = table.read(record)
+        return run
 
-    @abstractmethod
     def write(self, run: Run) -> Written[M]:
         """The record for a run; derive (and report) what the format requires but the run lacks."""
+        table = self.crosswalk
+        if table is None:
+            raise NotImplementedError(f"{type(self).__name__} has no crosswalk and no write")
+        from agentruns.crosswalk import Writing  # the table's module imports this one
+
+        derived: list[Derived] = []
+        record: M = table.write(run, Writing(run, run, derived))
+        return Written(record, tuple(derived))
 
     def pointer(self, field: str) -> str:
         """JSON pointer, in this format's documents, of the value behind a canonical field."""
@@ -279,10 +318,19 @@ def unread_fields(fmt: Format[Any], record: BaseModel) -> list[Loss]:
     return found
 
 
-@cache
+_SKIPPED: dict[type[Format[Any]], dict[type[BaseModel], frozenset[str] | None]] = {}
+
+
 def _skipped(kind: type[Format[Any]]) -> dict[type[BaseModel], frozenset[str] | None]:
     """Per model class: the fields its reader does not read (None for a model read whole);
     empty when the reader reads everything."""
+    found = _SKIPPED.get(kind)
+    if found is None:
+        found = _SKIPPED[kind] = _unread_by(kind)
+    return found
+
+
+def _unread_by(kind: type[Format[Any]]) -> dict[type[BaseModel], frozenset[str] | None]:
     from agentruns._coverage import reachable_models
 
     coverage = kind.coverage

@@ -13,42 +13,22 @@ from typing import ClassVar, get_args
 from pydantic import MISSING, JsonValue
 from typing_extensions import TypeIs
 
-from agentruns.canonical import Run, Step
-from agentruns.conversion import (
-    WHOLE,
-    Coverage,
-    Derived,
-    Format,
-    Use,
-    Written,
-    fields,
-    is_carry,
-)
-from agentruns.derivations import derive_run_id, derive_started_at, derive_status
-from agentruns.formats._shared import (
-    CortexStatus,
-    extras_for,
-    reported,
-    status_from_cortex,
-    status_to_cortex,
-)
+from agentruns.canonical import Run, Status, Step
+from agentruns.conversion import Derived, Format, is_carry
+from agentruns.crosswalk import Crosswalk, Writing, kept, required
+from agentruns.derivations import Derivation, derive_run_id, derive_started_at, derive_status
+from agentruns.formats._shared import CortexStatus, status_from_cortex, status_to_cortex
 from agentruns.models import (
     CortexRunJournal,
-    CortexRunJournalField,
     CortexRunJournalKind,
     Event,
-    EventField,
     TranscriptRef,
 )
+from agentruns_generated._json import JsonDateTime
 
 CARRY_EVENT = "x-agentruns-carry"
 _CARRY_KEY = "carry"
 _ABSENT_KEY = "events_absent"
-
-_POINTERS = {
-    "ended_at": "/finished_at",
-    "steps": "/events",
-}
 
 CortexKind = CortexRunJournalKind
 _KINDS = frozenset(get_args(CortexKind))
@@ -58,139 +38,157 @@ def _is_kind(value: str) -> TypeIs[CortexKind]:
     return value in _KINDS
 
 
-_JOURNAL: dict[CortexRunJournalField, Use] = {
-    "schema_version": "read",  # a constant (1): the writer writes it back
-    "run_id": "read",
-    "task_id": "read",
-    "mission_id": "read",
-    "agent_id": "read",
-    "role": "read",
-    "kind": "read",
-    "status": "read",
-    "phase": "read",
-    "activity": "read",
-    "worktree_path": "read",
-    "branch": "read",
-    "base_commit": "read",
-    "head_commit": "read",
-    "started_at": "read",
-    "finished_at": "read",
-    "updated_at": "read",
-    "events": "read",
-    "next_action": "read",
-    "transcript_refs": "read",
-}
-_EVENT: dict[EventField, Use] = {
-    "type": "read",
-    "phase": "read",
-    "status": "read",
-    "activity": "read",
-    "message": "read",
-    "at": "read",
-}
-_COVERAGE: Coverage = {
-    CortexRunJournal.__name__: fields(_JOURNAL),
-    Event.__name__: fields(_EVENT),
-    TranscriptRef.__name__: WHOLE,  # read as JSON (Run.transcript_refs)
-}
+# -- conversions the rows name -----------------------------------------------------------
+
+
+def _empty(value: str) -> bool:
+    return not value  # cortex ids have at least one character
+
+
+def _kind(value: str | MISSING, writing: Writing[Run]) -> CortexKind:
+    """The run's kind; without one, ``conversation`` for a run with a (portable)
+    conversation, else ``implement``."""
+    if isinstance(value, str) and _is_kind(value):
+        return value
+    kind: CortexKind = "conversation" if writing.run.conversation is not MISSING else "implement"
+    reason = (
+        "cortex requires a kind; a run with a conversation is a conversation run, "
+        "any other agent run an implement run"
+    )
+    return writing.derive(Derivation(kind, reason))
+
+
+def _status(value: Status | MISSING, writing: Writing[Run]) -> CortexStatus:
+    """The run's status (``awaiting_human`` is ``running``); without one, derived from how
+    the run ended (``agentruns.derivations.derive_status``)."""
+    if value is MISSING:
+        return status_to_cortex(writing.derive(derive_status(writing.run)))
+    return status_to_cortex(value)
+
+
+def _refs(refs: list[TranscriptRef] | MISSING) -> tuple[JsonValue, ...] | MISSING:
+    return MISSING if refs is MISSING else tuple(ref.model_dump(mode="json") for ref in refs)
+
+
+def _write_refs(
+    refs: tuple[JsonValue, ...] | MISSING, writing: Writing[Run]
+) -> list[TranscriptRef] | MISSING:
+    """The references as they were read."""
+    if refs is MISSING:
+        return MISSING
+    return [TranscriptRef.model_validate(ref) for ref in refs]
+
+
+def _at(value: JsonDateTime | MISSING, writing: Writing[Step]) -> JsonDateTime:
+    """The step's time; without one, the run's start time (reported once for the list)."""
+    return value if isinstance(value, datetime) else _start(writing.run)
+
+
+def _start(run: Run) -> JsonDateTime:
+    return run.started_at if isinstance(run.started_at, datetime) else derive_started_at(run).value
+
+
+def _type(value: str | MISSING, writing: Writing[Step]) -> str:
+    """The step's name; a step without one is an event of its kind."""
+    return value if isinstance(value, str) and value else writing.of.kind
+
+
+def _read_events(events: list[Event] | MISSING) -> tuple[Step, ...] | MISSING:
+    if events is MISSING:
+        return MISSING
+    carry = _carry_event(events)
+    own = events if carry is None else events[:-1]
+    absent = carry is not None and (carry.model_extra or {}).get(_ABSENT_KEY) is True
+    return MISSING if absent and not own else tuple(EVENT.read(event) for event in own)
+
+
+def _write_events(
+    steps: tuple[Step, ...] | MISSING, writing: Writing[Run]
+) -> list[Event] | MISSING:
+    """Every step an event; a step without a time is dated by the run's start (reported)."""
+    if steps is MISSING:
+        return MISSING
+    where = writing.pointer
+    untimed = [i for i, step in enumerate(steps) if not isinstance(step.started_at, datetime)]
+    if untimed:
+        start = _start(writing.run)
+        shown = getattr(start, "text", None) or start.isoformat()
+        if len(untimed) == 1:
+            reason = "the step has no time; the run's start time is used"
+            writing.derived.append(Derived(f"{where}/{untimed[0]}/at", shown, reason))
+        else:  # one entry, not one per event: a portable run has no times at all
+            reason = f"{len(untimed)} steps have no time; their `at` is the run's start time"
+            writing.derived.append(Derived(where, shown, reason))
+    return [
+        EVENT.write(step, writing.item(step, i), f"{where}/{i}") for i, step in enumerate(steps)
+    ]
+
+
+# -- the crosswalk -------------------------------------------------------------------------
+
+EVENT = Crosswalk(Event, Step)
+"""A journal event is a step of kind ``event``."""
+EVENT.fix(kind="event")
+EVENT.convert(EVENT.field(lambda e: e.type), EVENT.to(lambda s: s.name), kept, _type)
+EVENT.same(EVENT.field(lambda e: e.phase), EVENT.to(lambda s: s.phase))
+EVENT.same(EVENT.field(lambda e: e.status), EVENT.to(lambda s: s.status))
+EVENT.same(EVENT.field(lambda e: e.activity), EVENT.to(lambda s: s.activity))
+EVENT.same(EVENT.field(lambda e: e.message), EVENT.to(lambda s: s.message))
+EVENT.convert(EVENT.field(lambda e: e.at), EVENT.to(lambda s: s.started_at), kept, _at)
+EVENT.keep_extras(EVENT.to(lambda s: s.extra), written=lambda step: step.kind == "event")
+
+JOURNAL = Crosswalk(CortexRunJournal, Run)
+"""The journal is the run: its execution (worktree, branch, commits, phase) and its events."""
+J = JOURNAL
+J.constant(J.field(lambda r: r.schema_version), 1)
+J.convert(
+    J.field(lambda r: r.run_id),
+    J.to(lambda run: run.run_id),
+    kept,
+    required(derive_run_id, when=_empty),
+)
+J.same(J.field(lambda r: r.task_id), J.to(lambda run: run.task_id))
+J.same(J.field(lambda r: r.mission_id), J.to(lambda run: run.mission_id))
+J.same(J.field(lambda r: r.agent_id), J.to(lambda run: run.agent_id))
+J.same(J.field(lambda r: r.role), J.to(lambda run: run.role))
+J.convert(J.field(lambda r: r.kind), J.to(lambda run: run.kind), kept, _kind)
+J.convert(J.field(lambda r: r.status), J.to(lambda run: run.status), status_from_cortex, _status)
+J.same(J.field(lambda r: r.phase), J.to(lambda run: run.phase))
+J.same(J.field(lambda r: r.activity), J.to(lambda run: run.activity))
+J.same(J.field(lambda r: r.worktree_path), J.to(lambda run: run.worktree_path))
+J.same(J.field(lambda r: r.branch), J.to(lambda run: run.branch))
+J.same(J.field(lambda r: r.base_commit), J.to(lambda run: run.base_commit))
+J.same(J.field(lambda r: r.head_commit), J.to(lambda run: run.head_commit))
+J.convert(
+    J.field(lambda r: r.started_at),
+    J.to(lambda run: run.started_at),
+    kept,
+    required(derive_started_at),
+)
+J.same(J.field(lambda r: r.finished_at), J.to(lambda run: run.ended_at))
+J.same(J.field(lambda r: r.updated_at), J.to(lambda run: run.updated_at))
+J.convert(
+    J.field(lambda r: r.events),
+    J.to(lambda run: run.steps),
+    _read_events,
+    _write_events,
+    table=EVENT,
+)
+J.same(J.field(lambda r: r.next_action), J.to(lambda run: run.next_action))
+J.convert(
+    J.field(lambda r: r.transcript_refs),
+    J.to(lambda run: run.transcript_refs),
+    _refs,
+    _write_refs,
+    whole=True,
+)
+del J
 
 
 class CortexFormat(Format[CortexRunJournal]):
     name: ClassVar[str] = "cortex"
-    pointers: ClassVar[dict[str, str]] = _POINTERS
-    coverage: ClassVar[Coverage] = _COVERAGE
     model = CortexRunJournal
-
-    def read(self, record: CortexRunJournal) -> Run:
-        events = record.events
-        steps: tuple[Step, ...] | MISSING = MISSING
-        if isinstance(events, list):
-            carry = _carry_event(events)
-            own = events if carry is None else events[:-1]
-            absent = carry is not None and (carry.model_extra or {}).get(_ABSENT_KEY) is True
-            steps = MISSING if absent and not own else tuple(_step(e) for e in own)
-        refs = record.transcript_refs
-        return Run(
-            run_id=record.run_id,
-            task_id=record.task_id,
-            mission_id=record.mission_id,
-            agent_id=record.agent_id,
-            role=record.role,
-            kind=record.kind,
-            status=status_from_cortex(record.status),
-            phase=record.phase,
-            activity=record.activity,
-            worktree_path=record.worktree_path,
-            branch=record.branch,
-            base_commit=record.base_commit,
-            head_commit=record.head_commit,
-            started_at=record.started_at,
-            ended_at=record.finished_at,
-            updated_at=record.updated_at,
-            steps=steps,
-            next_action=record.next_action,
-            transcript_refs=MISSING
-            if refs is MISSING
-            else tuple(ref.model_dump(mode="json") for ref in refs),
-        )
-
-    def write(self, run: Run) -> Written[CortexRunJournal]:
-        derived: list[Derived] = []
-        started_at = (
-            run.started_at
-            if isinstance(run.started_at, datetime)
-            else reported(derive_started_at(run), derived, "/started_at")
-        )
-        record = CortexRunJournal(
-            schema_version=1,
-            run_id=run.run_id
-            if isinstance(run.run_id, str) and run.run_id  # cortex: at least one character
-            else reported(derive_run_id(run), derived, "/run_id"),
-            task_id=run.task_id,
-            mission_id=run.mission_id,
-            agent_id=run.agent_id,
-            role=run.role,
-            kind=self._kind(run, derived),
-            status=self._status(run, derived),
-            phase=run.phase,
-            activity=run.activity,
-            worktree_path=run.worktree_path,
-            branch=run.branch,
-            base_commit=run.base_commit,
-            head_commit=run.head_commit,
-            started_at=started_at,
-            finished_at=run.ended_at,
-            updated_at=run.updated_at,
-            events=MISSING
-            if not isinstance(run.steps, tuple)
-            else _events(run.steps, started_at, derived),
-            next_action=run.next_action,
-            transcript_refs=MISSING
-            if not isinstance(run.transcript_refs, tuple)
-            else [TranscriptRef.model_validate(ref) for ref in run.transcript_refs],
-        )
-        return Written(record, tuple(derived))
-
-    @staticmethod
-    def _kind(run: Run, derived: list[Derived]) -> CortexKind:
-        if isinstance(run.kind, str) and _is_kind(run.kind):
-            return run.kind
-        kind: CortexKind = "conversation" if run.conversation is not MISSING else "implement"
-        derived.append(
-            Derived(
-                "/kind",
-                kind,
-                "cortex requires a kind; a run with a conversation is a "
-                "conversation run, any other agent run an implement run",
-            )
-        )
-        return kind
-
-    @staticmethod
-    def _status(run: Run, derived: list[Derived]) -> CortexStatus:
-        if run.status is not MISSING:
-            return status_to_cortex(run.status)
-        return status_to_cortex(reported(derive_status(run), derived, "/status"))
+    crosswalk = JOURNAL
 
     def carried(self, record: CortexRunJournal) -> dict[str, JsonValue] | None:
         event = _carry_event(record.events) if isinstance(record.events, list) else None
@@ -226,58 +224,6 @@ def _carry_event(events: list[Event]) -> Event | None:
     if set(extra) != {_CARRY_KEY, _ABSENT_KEY} or not isinstance(extra[_ABSENT_KEY], bool):
         return None
     return events[-1] if is_carry(extra[_CARRY_KEY]) else None
-
-
-def _step(event: Event) -> Step:
-    extra = event.model_extra
-    return Step(
-        kind="event",
-        name=event.type,
-        started_at=event.at,
-        phase=event.phase,
-        status=event.status,
-        activity=event.activity,
-        message=event.message,
-        extra=dict(extra) if extra else MISSING,
-    )
-
-
-def _events(steps: tuple[Step, ...], started_at: datetime, derived: list[Derived]) -> list[Event]:
-    events = [_event(step, started_at) for step in steps]
-    untimed = [i for i, step in enumerate(steps) if not isinstance(step.started_at, datetime)]
-    if len(untimed) == 1:
-        derived.append(
-            Derived(
-                f"/events/{untimed[0]}/at",
-                started_at.isoformat(),
-                "the step has no time; the run's start time is used",
-            )
-        )
-    elif untimed:
-        # one entry, not one per event: a portable run has no times at all
-        derived.append(
-            Derived(
-                "/events",
-                started_at.isoformat(),
-                f"{len(untimed)} steps have no time; their `at` is the run's start time",
-            )
-        )
-    return events
-
-
-def _event(step: Step, started_at: datetime) -> Event:
-    at = step.started_at if isinstance(step.started_at, datetime) else started_at
-    # A cortex event's own extras come back as extras; other steps' fields have no place here.
-    extra = extras_for(Event, step.extra if step.kind == "event" else MISSING)
-    return Event(
-        type=step.name if isinstance(step.name, str) and step.name else step.kind,
-        at=at,
-        phase=step.phase,
-        status=step.status,
-        activity=step.activity,
-        message=step.message,
-        **extra,
-    )
 
 
 CORTEX = CortexFormat()

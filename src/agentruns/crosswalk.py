@@ -1,0 +1,377 @@
+"""Crosswalk tables: one row per field of a format's model, tying it to the canonical run.
+
+A format is declared once, as a table. Each row names a field of a generated model and the
+canonical field it means, with the conversion each way and how a value the format requires is
+derived when the run lacks it. The reader, the writer, the JSON pointers in loss reports, the
+coverage (which fields are read) and docs/crosswalk.md are all computed from the rows, so no
+declaration can say a field is read when the code does not read it.
+
+Rows are typed: ``T.field(lambda r: r.branch)`` is a ``Source[CortexRunJournal, str | MISSING |
+None]`` and ``T.to(lambda run: run.branch)`` a ``Target[Run, str | MISSING | None]``. ``same``
+takes a source and a target of one type (the classes are invariant, so mypy asks for the exact
+type, not a union of the two), ``convert`` takes functions typed against both. After a schema
+change mypy names the row of a removed field (no such attribute) and of a retyped one (the
+types no longer agree), in the reader's and the writer's direction at once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any, Final, Generic, Literal, TypeVar
+
+from pydantic import MISSING, BaseModel, JsonValue
+
+from agentruns.canonical import Run
+from agentruns.conversion import Derived
+from agentruns.derivations import Derivation
+
+__all__ = [
+    "Crosswalk",
+    "Row",
+    "Source",
+    "Target",
+    "Writing",
+    "kept",
+    "required",
+]
+
+M = TypeVar("M", bound=BaseModel)
+N = TypeVar("N", bound=BaseModel)
+K = TypeVar("K")
+V = TypeVar("V")
+C = TypeVar("C")
+T = TypeVar("T")
+
+
+class Writing(Generic[K]):
+    """What a writer's conversion functions may use: the run being written, the canonical
+    object of the row (the run, or the step of a list item) and its position in its list, and
+    where to note a value they derive (at the JSON pointer of the field being written)."""
+
+    __slots__ = ("derived", "of", "pointer", "position", "run")
+
+    def __init__(self, run: Run, of: K, derived: list[Derived], position: int = 0) -> None:
+        self.run = run
+        self.of = of
+        self.derived = derived
+        self.position = position
+        self.pointer = ""
+        """The target pointer of the field being written (set by the table before each row)."""
+
+    def item(self, of: T, position: int) -> Writing[T]:
+        """The writing of one item of a list (a step), at its position."""
+        return Writing(self.run, of, self.derived, position)
+
+    def derive(self, derivation: Derivation[T], pointer: str | None = None) -> T:
+        """The derived value, noted at ``pointer`` (the field being written, by default)."""
+        value = derivation.value
+        shown: JsonValue
+        if isinstance(value, datetime):
+            shown = getattr(value, "text", None) or value.isoformat()
+        else:
+            shown = value  # type: ignore[assignment]  # derivations hold JSON values
+        where = self.pointer if pointer is None else pointer
+        self.derived.append(Derived(where, shown, derivation.reason))
+        return value
+
+
+# -- accessors --------------------------------------------------------------------------
+
+
+class _Probe:
+    """Finds the attribute an accessor reads, by running it on this instead of a record."""
+
+    __slots__ = ("read",)
+
+    def __init__(self) -> None:
+        self.read: list[str] = []
+
+    def __getattr__(self, name: str) -> object:
+        self.read.append(name)
+        return _PROBED
+
+
+_PROBED: Final = object()
+
+
+def _attribute(accessor: Callable[[Any], object]) -> str:
+    probe = _Probe()
+    if accessor(probe) is not _PROBED or len(probe.read) != 1:
+        raise TypeError("a crosswalk accessor reads exactly one attribute: lambda r: r.name")
+    return probe.read[0]
+
+
+@dataclass(frozen=True, slots=True)
+class Source(Generic[M, V]):
+    """A field of a model, read by a typed accessor (``lambda r: r.name``)."""
+
+    name: str
+    get: Callable[[M], V]
+
+
+@dataclass(frozen=True, slots=True)
+class Target(Generic[K, C]):
+    """A field of the canonical run (or step), read by a typed accessor."""
+
+    name: str
+    get: Callable[[K], C]
+
+
+# -- conversions --------------------------------------------------------------------------
+
+
+def kept(value: T) -> T:
+    """The value as it is (where the canonical type is wider than the model's)."""
+    return value
+
+
+def required(
+    derive: Callable[[Run], Derivation[T]], *, when: Callable[[T], bool] | None = None
+) -> Callable[[T | MISSING, Writing[Any]], T]:
+    """A writer for a field the format requires: the run's value, or (when it has none, or
+    ``when`` says it cannot be used) the derivation's, noted as derived."""
+
+    def write(value: T | MISSING, writing: Writing[Any]) -> T:
+        if value is MISSING or (when is not None and when(value)):
+            return writing.derive(derive(writing.run))
+        return value
+
+    write.__doc__ = derive.__doc__
+    return write
+
+
+# -- rows -----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Row(Generic[M, K]):
+    """One field of a model and what it is in the canonical run (see ``Crosswalk``)."""
+
+    field: str
+    """The model's field (the Python name)."""
+    target: str | None
+    """The canonical field it is read into (None: a constant, or an object read by a table)."""
+    read: Callable[[M, dict[str, object]], None]
+    write: Callable[[K, Writing[K], dict[str, object]], None]
+    whole: bool = False
+    """The value is read whole, as JSON: nothing inside it can go unread."""
+    table: Crosswalk[Any, Any] | None = None
+    """The table its value (an object, or the items of a list) is read with."""
+    nested: bool = False
+    """The table's fields are the canonical fields of this row's own table (an object such as
+    AgentRun ``result`` that groups fields of the run)."""
+    doc: str = ""
+
+
+_Empty = Literal["missing", "empty"]
+
+
+@dataclass(slots=True)
+class _Extras(Generic[K]):
+    target: str
+    skip: Callable[[str, JsonValue], bool] | None
+    empty: _Empty
+    written: Callable[[K], bool] | None
+
+
+class Crosswalk(Generic[M, K]):
+    """The rows of one model: how each of its fields reads into, and is written from, the
+    canonical ``K`` (``Run``, or ``Step`` for the items of a list of steps)."""
+
+    def __init__(self, model: type[M], canonical: type[K]) -> None:
+        self.model = model
+        self.canonical = canonical
+        self.rows: list[Row[M, K]] = []
+        self.fixed: dict[str, object] = {}
+        self.extras: _Extras[K] | None = None
+
+    # -- declaring ----------------------------------------------------------------------
+
+    def field(self, get: Callable[[M], V]) -> Source[M, V]:
+        """The model's field that ``get`` reads (``lambda r: r.name``)."""
+        name = _attribute(get)
+        if name not in self.model.model_fields:
+            raise TypeError(f"{self.model.__name__} has no field {name!r}")
+        return Source(name, get)
+
+    def to(self, get: Callable[[K], C]) -> Target[K, C]:
+        """The canonical field that ``get`` reads (``lambda run: run.name``)."""
+        return Target(_attribute(get), get)
+
+    def same(self, source: Source[M, V], target: Target[K, V], *, whole: bool = False) -> None:
+        """A field that is the canonical field, value for value."""
+        self.convert(source, target, kept, _same, whole=whole)
+
+    def convert(
+        self,
+        source: Source[M, V],
+        target: Target[K, C],
+        read: Callable[[V], C],
+        write: Callable[[C, Writing[K]], V],
+        *,
+        whole: bool = False,
+        table: Crosswalk[Any, Any] | None = None,
+    ) -> None:
+        """A field read into a canonical field with ``read``, written back with ``write``
+        (which derives what the format requires and the run lacks). ``whole``: the value is
+        kept whole as JSON; ``table``: the table its items are read with (for coverage)."""
+        name, into, get, fetch = source.name, target.name, source.get, target.get
+
+        def read_row(record: M, fields: dict[str, object]) -> None:
+            value = read(get(record))
+            if value is not MISSING:
+                fields[into] = value
+
+        def write_row(canonical: K, writing: Writing[K], fields: dict[str, object]) -> None:
+            value = write(fetch(canonical), writing)
+            if value is not MISSING:
+                fields[name] = value
+
+        doc = (write.__doc__ or "").strip().split("\n")[0] if write is not _same else ""
+        self.rows.append(Row(name, into, read_row, write_row, whole=whole, table=table, doc=doc))
+
+    def constant(self, source: Source[M, V], value: V) -> None:
+        """A field that always holds ``value`` (a schema version): written, nothing to read."""
+        name = source.name
+
+        def read_row(record: M, fields: dict[str, object]) -> None:
+            return None
+
+        def write_row(canonical: K, writing: Writing[K], fields: dict[str, object]) -> None:
+            fields[name] = value
+
+        self.rows.append(Row(name, None, read_row, write_row, doc=f"always {value!r}"))
+
+    def nested(self, source: Source[M, N | MISSING], table: Crosswalk[N, K]) -> None:
+        """An object whose fields are canonical fields of this table's (AgentRun ``result``):
+        read when present; written when any of them is."""
+        name, get = source.name, source.get
+
+        def read_row(record: M, fields: dict[str, object]) -> None:
+            value = get(record)
+            if value is not MISSING:
+                table.read_into(value, fields)
+
+        def write_row(canonical: K, writing: Writing[K], fields: dict[str, object]) -> None:
+            if table.holds(canonical):
+                fields[name] = table.write(canonical, writing, writing.pointer)
+
+        self.rows.append(Row(name, None, read_row, write_row, table=table, nested=True))
+
+    def keep_extras(
+        self,
+        target: Target[K, dict[str, JsonValue] | MISSING],
+        *,
+        skip: Callable[[str, JsonValue], bool] | None = None,
+        empty: _Empty = "missing",
+        written: Callable[[K], bool] | None = None,
+    ) -> None:
+        """The model's extra properties are the canonical field ``target``: ``empty`` says
+        whether an object without extras reads as ``{}`` or as absent; ``skip`` leaves out
+        reserved ones (a carry payload); ``written`` says of which canonical objects they are
+        written back (a cortex event's extras, not another kind of step's fields)."""
+        self.extras = _Extras(target.name, skip, empty, written)
+
+    def fix(self, **values: object) -> None:
+        """Canonical fields every record of this model reads as (a cortex event is a step of
+        kind ``event``)."""
+        self.fixed.update(values)
+
+    # -- reading and writing -------------------------------------------------------------
+
+    def read_into(self, record: M, fields: dict[str, object]) -> None:
+        fields.update(self.fixed)
+        for row in self.rows:
+            row.read(record, fields)
+        extras = self.extras
+        if extras is not None:
+            found = record.model_extra or {}
+            if extras.skip is not None:
+                found = {k: v for k, v in found.items() if not extras.skip(k, v)}
+            if found or extras.empty == "empty":
+                fields[extras.target] = dict(found)
+
+    def read(self, record: M) -> K:
+        """The canonical value the record is."""
+        fields: dict[str, object] = {}
+        self.read_into(record, fields)
+        return self.canonical(**fields)
+
+    def holds(self, canonical: K) -> bool:
+        """Whether ``canonical`` has any value this table writes (so its object is written)."""
+        names = [row.target for row in self.rows if row.target is not None]
+        if self.extras is not None:
+            names.append(self.extras.target)
+        return any(getattr(canonical, name) is not MISSING for name in names)
+
+    def write(self, canonical: K, writing: Writing[K], at: str = "") -> M:
+        """The model for ``canonical``; what it must derive is noted under pointer ``at``."""
+        fields: dict[str, object] = {}
+        for row in self.rows:
+            writing.pointer = f"{at}/{self._wire(row.field)}"
+            row.write(canonical, writing, fields)
+        extras = self.extras
+        if extras is not None and (extras.written is None or extras.written(canonical)):
+            extra = getattr(canonical, extras.target)
+            if isinstance(extra, dict):
+                declared = _declared(self.model)
+                fields.update({k: v for k, v in extra.items() if k not in declared})
+        return self.model(**fields)
+
+    # -- what the rows say ---------------------------------------------------------------
+
+    def _wire(self, name: str) -> str:
+        info = self.model.model_fields[name]
+        return info.alias or name
+
+    def pointers(self, at: str = "") -> Iterator[tuple[str, str]]:
+        """(canonical field, JSON pointer of its source value) for every field read."""
+        for row in self.rows:
+            where = f"{at}/{_escape(self._wire(row.field))}"
+            if row.target is not None:
+                yield row.target, where
+            if row.nested and row.table is not None:
+                yield from row.table.pointers(where)
+        if self.extras is not None:
+            yield self.extras.target, at
+
+    def tables(self) -> Iterator[Crosswalk[Any, Any]]:
+        """This table and every table its rows read with."""
+        yield self
+        for row in self.rows:
+            if row.table is not None:
+                yield from row.table.tables()
+
+    def whole_fields(self) -> Iterator[tuple[type[BaseModel], str]]:
+        for table in self.tables():
+            for row in table.rows:
+                if row.whole:
+                    yield table.model, row.field
+
+
+def _same(value: T, writing: Writing[Any]) -> T:
+    return value
+
+
+def _escape(key: str) -> str:
+    return key.replace("~", "~0").replace("/", "~1")
+
+
+_DECLARED: dict[type[BaseModel], frozenset[str]] = {}
+
+
+def _declared(model: type[BaseModel]) -> frozenset[str]:
+    """The names an extra property must not have: a declared field's name or alias would be
+    read as that field (or collide with it in the constructor)."""
+    found = _DECLARED.get(model)
+    if found is None:
+        names: set[str] = set()
+        for name, info in model.model_fields.items():
+            names.add(name)
+            for alias in (info.alias, info.validation_alias, info.serialization_alias):
+                if isinstance(alias, str):
+                    names.add(alias)
+        found = _DECLARED[model] = frozenset(names)
+    return found
