@@ -13,185 +13,147 @@ from typing import ClassVar, get_args
 from pydantic import MISSING, JsonValue
 from typing_extensions import TypeIs
 
-from agentruns.canonical import Run, Step
-from agentruns.conversion import Coverage, Derived, Format, Use, Written, fields, is_carry
-from agentruns.derivations import derive_run_id, derive_status
-from agentruns.formats._shared import (
-    as_object,
-    extras_for,
-    reported,
-    status_from_agentrun,
-    status_to_agentrun,
-    text_or_derived,
-)
-from agentruns.models import (
-    AgentRun,
-    AgentRunField,
-    AgentRunStatus,
-    Metrics,
-    MetricsField,
-    Result,
-    ResultField,
-    StepField,
-    StepType,
-)
+from agentruns.canonical import Run, Status, Step
+from agentruns.conversion import Format, is_carry
+from agentruns.crosswalk import Crosswalk, Writing, kept, required
+from agentruns.derivations import Derivation, derive_run_id, derive_status
+from agentruns.formats._shared import as_object, status_from_agentrun, status_to_agentrun
+from agentruns.models import AgentRun, AgentRunStatus, Metrics, Result, StepType
 from agentruns.models import Step as AgentStep
+from agentruns_generated._json import JsonDateTime
 
 CARRY_KEY = "x-agentruns-carry"
 
 _STEP_TYPES = frozenset(get_args(StepType))
+_INT32 = range(-(2**31), 2**31)
 
 
 def _is_step_type(value: str) -> TypeIs[StepType]:
     return value in _STEP_TYPES
 
 
-_POINTERS = {
-    "final_message": "/result/summary",
-    "result_output": "/result/output",
-    "result_extra": "/result",
-    "input_tokens": "/metrics/input_tokens",
-    "output_tokens": "/metrics/output_tokens",
-    "tool_call_count": "/metrics/tool_call_count",
-    "cost_usd": "/metrics/cost_usd",
-    "metrics_extra": "/metrics",
-    "extra": "",
-}
+# -- conversions the rows name -----------------------------------------------------------
 
 
-_RUN: dict[AgentRunField, Use] = {
-    "run_id": "read",
-    "agent_id": "read",
-    "framework": "read",
-    "goal": "read",
-    "status": "read",
-    "started_at": "read",
-    "ended_at": "read",
-    "steps": "read",
-    "result": "read",
-    "metrics": "read",
-    "trace_url": "read",
-}
-_STEP: dict[StepField, Use] = {
-    "index": "read",
-    "type": "read",
-    "name": "read",
-    "input": "read",
-    "output": "read",
-    "started_at": "read",
-    "duration_ms": "read",
-}
-_RESULT: dict[ResultField, Use] = {"summary": "read", "output": "read"}
-_METRICS: dict[MetricsField, Use] = {
-    "input_tokens": "read",
-    "output_tokens": "read",
-    "tool_call_count": "read",
-    "cost_usd": "read",
-}
-_COVERAGE: Coverage = {
-    AgentRun.__name__: fields(_RUN),
-    AgentStep.__name__: fields(_STEP),
-    Result.__name__: fields(_RESULT),
-    Metrics.__name__: fields(_METRICS),
-}
+def _agent_id(value: str | MISSING | None, writing: Writing[Run]) -> str:
+    """The agent id; without one (or null), ``unknown``."""
+    if isinstance(value, str):
+        return value
+    return writing.derive(Derivation("unknown", "AgentRun requires agent_id; the source has none"))
+
+
+def _no_goal(run: Run) -> Derivation[str]:
+    """``""``: AgentRun requires a goal."""
+    return Derivation("", "AgentRun requires a goal; the source has none")
+
+
+def _status(value: Status | MISSING, writing: Writing[Run]) -> AgentRunStatus:
+    """The run's status (``canceled`` is ``cancelled``); without one, derived from how the run
+    ended (``agentruns.derivations.derive_status``)."""
+    if value is MISSING:
+        return status_to_agentrun(writing.derive(derive_status(writing.run)))
+    return status_to_agentrun(value)
+
+
+def _no_null(value: JsonDateTime | MISSING | None, writing: Writing[Run]) -> JsonDateTime | MISSING:
+    """The end time; an end recorded as null has no AgentRun form."""
+    return value if isinstance(value, datetime) else MISSING
+
+
+def _read_steps(steps: list[AgentStep] | MISSING) -> tuple[Step, ...] | MISSING:
+    return MISSING if steps is MISSING else tuple(STEP.read(step) for step in steps)
+
+
+def _write_steps(
+    steps: tuple[Step, ...] | MISSING, writing: Writing[Run]
+) -> list[AgentStep] | MISSING:
+    """Every step, in order."""
+    if steps is MISSING:
+        return MISSING
+    where = writing.pointer
+    return [STEP.write(step, writing.item(step, i), f"{where}/{i}") for i, step in enumerate(steps)]
+
+
+def _index(value: int | MISSING, writing: Writing[Step]) -> int:
+    """The step's index (int32); out of range or absent, its position."""
+    return value if isinstance(value, int) and value in _INT32 else writing.position
+
+
+def _type(value: str, writing: Writing[Step]) -> StepType:
+    """The step's kind; a kind AgentRun has no type for (a cortex event) is a ``message``."""
+    return value if _is_step_type(value) else "message"
+
+
+def _object(value: JsonValue | MISSING, writing: Writing[Step]) -> dict[str, JsonValue] | MISSING:
+    """The value if it is an object (AgentRun step inputs and outputs are)."""
+    return as_object(value)
+
+
+def _int32(value: int | MISSING, writing: Writing[Step]) -> int | MISSING:
+    """The duration if it fits an int32."""
+    return value if isinstance(value, int) and value in _INT32 else MISSING
+
+
+def _not_carry(key: str, value: JsonValue) -> bool:
+    return key == CARRY_KEY and is_carry(value)
+
+
+# -- the crosswalk -------------------------------------------------------------------------
+
+STEP = Crosswalk(AgentStep, Step)
+"""An AgentRun step is a step of the kind its type says."""
+STEP.convert(STEP.field(lambda s: s.index), STEP.to(lambda s: s.index), kept, _index)
+STEP.convert(STEP.field(lambda s: s.type), STEP.to(lambda s: s.kind), kept, _type)
+STEP.same(STEP.field(lambda s: s.name), STEP.to(lambda s: s.name))
+STEP.convert(STEP.field(lambda s: s.input), STEP.to(lambda s: s.input), kept, _object)
+STEP.convert(STEP.field(lambda s: s.output), STEP.to(lambda s: s.output), kept, _object)
+STEP.same(STEP.field(lambda s: s.started_at), STEP.to(lambda s: s.started_at))
+STEP.convert(STEP.field(lambda s: s.duration_ms), STEP.to(lambda s: s.duration_ms), kept, _int32)
+STEP.keep_extras(STEP.to(lambda s: s.extra))
+
+RESULT = Crosswalk(Result, Run)
+"""The run's outcome: its final message and output."""
+RESULT.same(RESULT.field(lambda r: r.summary), RESULT.to(lambda run: run.final_message))
+RESULT.same(RESULT.field(lambda r: r.output), RESULT.to(lambda run: run.result_output))
+RESULT.keep_extras(RESULT.to(lambda run: run.result_extra), empty="empty")
+
+METRICS = Crosswalk(Metrics, Run)
+"""What the run used."""
+M = METRICS
+M.same(M.field(lambda m: m.input_tokens), M.to(lambda run: run.input_tokens))
+M.same(M.field(lambda m: m.output_tokens), M.to(lambda run: run.output_tokens))
+M.same(M.field(lambda m: m.tool_call_count), M.to(lambda run: run.tool_call_count))
+M.same(M.field(lambda m: m.cost_usd), M.to(lambda run: run.cost_usd))
+M.keep_extras(M.to(lambda run: run.metrics_extra), empty="empty")
+del M
+
+RUN = Crosswalk(AgentRun, Run)
+"""An AgentRun is the run: goal, status, steps, result, metrics."""
+R = RUN
+R.convert(R.field(lambda r: r.run_id), R.to(lambda run: run.run_id), kept, required(derive_run_id))
+R.convert(R.field(lambda r: r.agent_id), R.to(lambda run: run.agent_id), kept, _agent_id)
+R.same(R.field(lambda r: r.framework), R.to(lambda run: run.framework))
+R.convert(R.field(lambda r: r.goal), R.to(lambda run: run.goal), kept, required(_no_goal))
+R.convert(R.field(lambda r: r.status), R.to(lambda run: run.status), status_from_agentrun, _status)
+R.same(R.field(lambda r: r.started_at), R.to(lambda run: run.started_at))
+R.convert(R.field(lambda r: r.ended_at), R.to(lambda run: run.ended_at), kept, _no_null)
+R.convert(
+    R.field(lambda r: r.steps), R.to(lambda run: run.steps), _read_steps, _write_steps, table=STEP
+)
+R.nested(R.field(lambda r: r.result), RESULT)
+R.nested(R.field(lambda r: r.metrics), METRICS)
+R.same(R.field(lambda r: r.trace_url), R.to(lambda run: run.trace_url))
+R.keep_extras(R.to(lambda run: run.extra), skip=_not_carry)
+del R
 
 
 class AgentRunFormat(Format[AgentRun]):
+    """AgentRun's objects allow additional properties: foreign data is carried in one
+    reserved root property, ``x-agentruns-carry``, that readers skip."""
+
     name: ClassVar[str] = "agentrun"
-    pointers: ClassVar[dict[str, str]] = _POINTERS
-    coverage: ClassVar[Coverage] = _COVERAGE
     model = AgentRun
-
-    def read(self, record: AgentRun) -> Run:
-        result, metrics = record.result, record.metrics
-        extra = {
-            k: v for k, v in (record.model_extra or {}).items() if k != CARRY_KEY or not is_carry(v)
-        }
-        return Run(
-            run_id=record.run_id,
-            agent_id=record.agent_id,
-            framework=record.framework,
-            goal=record.goal,
-            status=status_from_agentrun(record.status),
-            started_at=record.started_at,
-            ended_at=record.ended_at,
-            steps=MISSING if record.steps is MISSING else tuple(_step(s) for s in record.steps),
-            final_message=MISSING if result is MISSING else result.summary,
-            result_output=MISSING if result is MISSING else result.output,
-            result_extra=MISSING if result is MISSING else dict(result.model_extra or {}),
-            input_tokens=MISSING if metrics is MISSING else metrics.input_tokens,
-            output_tokens=MISSING if metrics is MISSING else metrics.output_tokens,
-            tool_call_count=MISSING if metrics is MISSING else metrics.tool_call_count,
-            cost_usd=MISSING if metrics is MISSING else metrics.cost_usd,
-            metrics_extra=MISSING if metrics is MISSING else dict(metrics.model_extra or {}),
-            trace_url=record.trace_url,
-            extra=extra if extra else MISSING,
-        )
-
-    def write(self, run: Run) -> Written[AgentRun]:
-        derived: list[Derived] = []
-        extra = extras_for(AgentRun, run.extra)
-        record = AgentRun(
-            run_id=run.run_id
-            if isinstance(run.run_id, str)
-            else reported(derive_run_id(run), derived, "/run_id"),
-            agent_id=self._agent_id(run, derived),
-            framework=run.framework,
-            goal=text_or_derived(
-                run.goal, derived, "/goal", "", "AgentRun requires a goal; the source has none"
-            ),
-            status=self._status(run, derived),
-            started_at=run.started_at,
-            ended_at=run.ended_at if isinstance(run.ended_at, datetime) else MISSING,
-            steps=MISSING
-            if not isinstance(run.steps, tuple)
-            else [_agent_step(step, i) for i, step in enumerate(run.steps)],
-            result=self._result(run),
-            metrics=self._metrics(run),
-            trace_url=run.trace_url,
-            **extra,
-        )
-        return Written(record, tuple(derived))
-
-    @staticmethod
-    def _agent_id(run: Run, derived: list[Derived]) -> str:
-        if isinstance(run.agent_id, str):
-            return run.agent_id
-        derived.append(
-            Derived("/agent_id", "unknown", "AgentRun requires agent_id; the source has none")
-        )
-        return "unknown"
-
-    @staticmethod
-    def _status(run: Run, derived: list[Derived]) -> AgentRunStatus:
-        if run.status is not MISSING:
-            return status_to_agentrun(run.status)
-        return status_to_agentrun(reported(derive_status(run), derived, "/status"))
-
-    @staticmethod
-    def _result(run: Run) -> Result | MISSING:
-        if (
-            run.final_message is MISSING
-            and run.result_output is MISSING
-            and run.result_extra is MISSING
-        ):
-            return MISSING
-        extra = extras_for(Result, run.result_extra)
-        return Result(summary=run.final_message, output=run.result_output, **extra)
-
-    @staticmethod
-    def _metrics(run: Run) -> Metrics | MISSING:
-        values = (run.input_tokens, run.output_tokens, run.tool_call_count, run.cost_usd)
-        if all(v is MISSING for v in values) and run.metrics_extra is MISSING:
-            return MISSING
-        extra = extras_for(Metrics, run.metrics_extra)
-        return Metrics(
-            input_tokens=run.input_tokens,
-            output_tokens=run.output_tokens,
-            tool_call_count=run.tool_call_count,
-            cost_usd=run.cost_usd,
-            **extra,
-        )
+    crosswalk = RUN
 
     def carried(self, record: AgentRun) -> dict[str, JsonValue] | None:
         payload = (record.model_extra or {}).get(CARRY_KEY)
@@ -206,41 +168,6 @@ class AgentRunFormat(Format[AgentRun]):
         copy = record.model_copy()  # shallow: the carry is the only change
         copy.__pydantic_extra__ = {**(record.model_extra or {}), CARRY_KEY: payload}
         return copy
-
-
-def _step(step: AgentStep) -> Step:
-    extra = step.model_extra
-    return Step(
-        kind=step.type,
-        name=step.name,
-        index=step.index,
-        input=step.input,
-        output=step.output,
-        started_at=step.started_at,
-        duration_ms=step.duration_ms,
-        extra=dict(extra) if extra else MISSING,
-    )
-
-
-def _agent_step(step: Step, position: int) -> AgentStep:
-    extra = extras_for(AgentStep, step.extra)
-    index = (
-        step.index if isinstance(step.index, int) and -(2**31) <= step.index < 2**31 else position
-    )
-    duration = step.duration_ms
-    return AgentStep(
-        index=index,
-        # cortex events and other kinds have no AgentRun step type; they are messages here
-        type=step.kind if _is_step_type(step.kind) else "message",
-        name=step.name,
-        input=as_object(step.input),
-        output=as_object(step.output),
-        started_at=step.started_at,
-        duration_ms=duration
-        if isinstance(duration, int) and -(2**31) <= duration < 2**31
-        else MISSING,
-        **extra,
-    )
 
 
 AGENTRUN = AgentRunFormat()
