@@ -13,25 +13,15 @@ from typing import TYPE_CHECKING, ClassVar
 from pydantic import MISSING, JsonValue
 
 from agentruns.canonical import Run, Step
-from agentruns.conversion import WHOLE, Coverage, Derived, Format, Use, Written, fields
-from agentruns.derivations import derive_duration_ms, derive_total_tokens
-from agentruns.formats._shared import reported, text_or_derived
+from agentruns.conversion import Format
+from agentruns.crosswalk import Crosswalk, Writing, kept, required
+from agentruns.derivations import Derivation, derive_duration_ms, derive_total_tokens
 from agentruns.models import (
-    AssistantMessage,
     Codebase,
-    CompletedConversation,
     Conversation,
-    ConversationTool,
-    Origin,
     PortableRunRecord,
-    PortableRunRecordField,
-    ResponderOutcome,
     SkillSource,
-    StoppedConversation,
-    TimedOutConversation,
     ToolInvocation,
-    ToolInvocationField,
-    UserMessage,
 )
 
 if TYPE_CHECKING:
@@ -46,230 +36,225 @@ def _conversation() -> TypeAdapter[Conversation]:
     return TypeAdapter(Conversation)
 
 
-_POINTERS = {
-    "goal": "/prompt",
-    "steps": "/tool_invocations",
-    "eval_id": "/eval_id",
-    "condition": "/condition",
-    "skill_path": "/skill_path",
-    "files": "/files",
-    "final_message": "/final_message",
-    "total_tokens": "/total_tokens",
-    "duration_ms": "/duration_ms",
-    "run_index": "/run_index",
-    "conversation": "/conversation",
-    "codebase": "/codebase",
-    "skill_source": "/skill_source",
-}
+ToolArgs = dict[str, JsonValue] | str | list[JsonValue] | None
+ToolResult = dict[str, JsonValue] | str | None
+
+
+# -- conversions the rows name -----------------------------------------------------------
+
+
+def _eval_id(value: str | MISSING, writing: Writing[Run]) -> str:
+    """The eval id; without one, the run id, else ``unknown``."""
+    if isinstance(value, str):
+        return value
+    run_id = writing.run.run_id
+    if isinstance(run_id, str):
+        return writing.derive(Derivation(run_id, "portable requires eval_id; the run id is used"))
+    return writing.derive(Derivation("unknown", "portable requires eval_id; the source has no id"))
+
+
+def _no_condition(run: Run) -> Derivation[str]:
+    """``unspecified``: portable requires a condition."""
+    return Derivation("unspecified", "portable requires a condition; the source has none")
+
+
+def _skill_path(value: str | MISSING | None, writing: Writing[Run]) -> str | None:
+    """The skill path; without one, null."""
+    if value is MISSING:
+        return writing.derive(Derivation(None, "no skill path in the source"))
+    return value
+
+
+def _no_prompt(run: Run) -> Derivation[str]:
+    """``""``: portable requires the prompt."""
+    return Derivation("", "portable requires the prompt; the source has no goal")
+
+
+def _files(value: list[str]) -> tuple[str, ...]:
+    return tuple(value)
+
+
+def _write_files(value: tuple[str, ...] | MISSING, writing: Writing[Run]) -> list[str]:
+    """The fixture files; without a list, none (``[]``)."""
+    if isinstance(value, tuple):
+        return list(value)
+    return writing.derive(Derivation([], "no fixture files listed in the source"))
+
+
+def _no_final_message(run: Run) -> Derivation[str]:
+    """``""``: portable requires the final message."""
+    return Derivation("", "portable requires the final message; the source has none")
+
+
+def _read_invocations(calls: list[ToolInvocation]) -> tuple[Step, ...]:
+    return tuple(TOOL.read(call) for call in calls)
+
+
+def _write_invocations(
+    steps: tuple[Step, ...] | MISSING, writing: Writing[Run]
+) -> list[ToolInvocation]:
+    """Tool calls in order; a tool result joins the call it answers (as eval-magic does);
+    other kinds of step have no portable form."""
+    calls: list[ToolInvocation] = []
+    for step in steps if isinstance(steps, tuple) else ():
+        if step.kind == "tool_result":
+            pending = next(
+                (
+                    c
+                    for c in reversed(calls)
+                    if c.result is MISSING and (step.name is MISSING or c.name == step.name)
+                ),
+                None,
+            )
+            if pending is not None and step.output is not MISSING:
+                pending.result = _result(step.output)
+            continue
+        if step.kind != "tool_call" or not isinstance(step.name, str):
+            continue
+        where = f"{writing.pointer}/{len(calls)}"
+        calls.append(TOOL.write(step, writing.item(step, len(calls)), where))
+    return calls
+
+
+def _total_tokens(value: int | MISSING | None, writing: Writing[Run]) -> int | MISSING | None:
+    """The total; without one, the sum of input and output tokens."""
+    if value is not MISSING:
+        return value
+    total = derive_total_tokens(writing.run)
+    return MISSING if total is None else writing.derive(total)
+
+
+def _duration(value: int | MISSING | None, writing: Writing[Run]) -> int | MISSING | None:
+    """The duration; without one, the whole milliseconds from start to end."""
+    if value is not MISSING:
+        return value
+    duration = derive_duration_ms(writing.run)
+    return MISSING if duration is None else writing.derive(duration)
+
+
+def _read_conversation(value: Conversation | MISSING) -> JsonValue | MISSING:
+    return MISSING if value is MISSING else _conversation().dump_python(value, mode="json")
+
+
+def _write_conversation(
+    value: JsonValue | MISSING, writing: Writing[Run]
+) -> Conversation | MISSING:
+    """The conversation as it was read."""
+    return MISSING if value is MISSING else _conversation().validate_python(value)
 
 
 def _as_json(model: Codebase | SkillSource | MISSING) -> JsonValue | MISSING:
     return MISSING if model is MISSING else model.model_dump(mode="json", by_alias=True)
 
 
-ToolArgs = dict[str, JsonValue] | str | list[JsonValue] | None
-ToolResult = dict[str, JsonValue] | str | None
+def _write_codebase(value: JsonValue | MISSING, writing: Writing[Run]) -> Codebase | MISSING:
+    """The codebase as it was read."""
+    return MISSING if value is MISSING else Codebase.model_validate(value)
 
 
-def _args(value: JsonValue) -> ToolArgs | MISSING:
+def _write_skill_source(value: JsonValue | MISSING, writing: Writing[Run]) -> SkillSource | MISSING:
+    """The skill source as it was read."""
+    return MISSING if value is MISSING else SkillSource.model_validate(value)
+
+
+def _name(value: str | MISSING, writing: Writing[Step]) -> str:
+    """The tool's name (only named tool calls are written)."""
+    return value if isinstance(value, str) else ""
+
+
+def _ordinal(value: int | MISSING, writing: Writing[Step]) -> int:
+    """The step's index if it is one (>= 0), else its position among the calls."""
+    return value if isinstance(value, int) and value >= 0 else writing.position
+
+
+def _args(value: JsonValue | MISSING, writing: Writing[Step]) -> ToolArgs | MISSING:
     """Portable tool arguments are an object, a string, an array or null."""
     if value is None or isinstance(value, dict | str | list):
         return value
     return MISSING
 
 
-def _result(value: JsonValue) -> ToolResult | MISSING:
+def _result(value: JsonValue | MISSING) -> ToolResult | MISSING:
     """Portable tool results are a string, an object or null."""
     if value is None or isinstance(value, dict | str):
         return value
     return MISSING
 
 
-_RECORD: dict[PortableRunRecordField, Use] = {
-    "eval_id": "read",
-    "condition": "read",
-    "skill_path": "read",
-    "prompt": "read",
-    "files": "read",
-    "final_message": "read",
-    "tool_invocations": "read",
-    "total_tokens": "read",
-    "duration_ms": "read",
-    "run_index": "read",
-    "conversation": "read",
-    "codebase": "read",
-    "skill_source": "read",
-}
-_TOOL_INVOCATION: dict[ToolInvocationField, Use] = {
-    "name": "read",
-    "args": "read",
-    "result": "read",
-    "ordinal": "read",
-}
-_COVERAGE: Coverage = {
-    PortableRunRecord.__name__: fields(_RECORD),
-    ToolInvocation.__name__: fields(_TOOL_INVOCATION),
-    # read whole, as JSON: Run.conversation, Run.codebase, Run.skill_source
-    CompletedConversation.__name__: WHOLE,
-    StoppedConversation.__name__: WHOLE,
-    TimedOutConversation.__name__: WHOLE,
-    UserMessage.__name__: WHOLE,
-    AssistantMessage.__name__: WHOLE,
-    ConversationTool.__name__: WHOLE,
-    ResponderOutcome.__name__: WHOLE,
-    Origin.__name__: WHOLE,
-    Codebase.__name__: WHOLE,
-    SkillSource.__name__: WHOLE,
-}
+def _write_result(value: JsonValue | MISSING, writing: Writing[Step]) -> ToolResult | MISSING:
+    """Portable tool results are a string, an object or null."""
+    return _result(value)
+
+
+# -- the crosswalk -------------------------------------------------------------------------
+
+TOOL = Crosswalk(ToolInvocation, Step)
+"""A tool invocation is a step of kind ``tool_call``."""
+TOOL.fix(kind="tool_call")
+TOOL.convert(TOOL.field(lambda t: t.name), TOOL.to(lambda s: s.name), kept, _name)
+TOOL.convert(TOOL.field(lambda t: t.args), TOOL.to(lambda s: s.input), kept, _args)
+TOOL.convert(TOOL.field(lambda t: t.result), TOOL.to(lambda s: s.output), kept, _write_result)
+TOOL.convert(TOOL.field(lambda t: t.ordinal), TOOL.to(lambda s: s.index), kept, _ordinal)
+
+RECORD = Crosswalk(PortableRunRecord, Run)
+"""An eval run's summary: the prompt, the final message, the tool invocations in order."""
+P = RECORD
+P.convert(P.field(lambda r: r.eval_id), P.to(lambda run: run.eval_id), kept, _eval_id)
+P.convert(
+    P.field(lambda r: r.condition), P.to(lambda run: run.condition), kept, required(_no_condition)
+)
+P.convert(P.field(lambda r: r.skill_path), P.to(lambda run: run.skill_path), kept, _skill_path)
+P.convert(P.field(lambda r: r.prompt), P.to(lambda run: run.goal), kept, required(_no_prompt))
+P.convert(P.field(lambda r: r.files), P.to(lambda run: run.files), _files, _write_files)
+P.convert(
+    P.field(lambda r: r.final_message),
+    P.to(lambda run: run.final_message),
+    kept,
+    required(_no_final_message),
+)
+P.convert(
+    P.field(lambda r: r.tool_invocations),
+    P.to(lambda run: run.steps),
+    _read_invocations,
+    _write_invocations,
+    table=TOOL,
+)
+P.convert(
+    P.field(lambda r: r.total_tokens), P.to(lambda run: run.total_tokens), kept, _total_tokens
+)
+P.convert(P.field(lambda r: r.duration_ms), P.to(lambda run: run.duration_ms), kept, _duration)
+P.same(P.field(lambda r: r.run_index), P.to(lambda run: run.run_index))
+P.convert(
+    P.field(lambda r: r.conversation),
+    P.to(lambda run: run.conversation),
+    _read_conversation,
+    _write_conversation,
+    whole=True,
+)
+P.convert(
+    P.field(lambda r: r.codebase),
+    P.to(lambda run: run.codebase),
+    _as_json,
+    _write_codebase,
+    whole=True,
+)
+P.convert(
+    P.field(lambda r: r.skill_source),
+    P.to(lambda run: run.skill_source),
+    _as_json,
+    _write_skill_source,
+    whole=True,
+)
+del P
 
 
 class PortableFormat(Format[PortableRunRecord]):
+    """No run id, status or timestamps, and no free-form place: data from other formats that
+    it cannot hold is reported as lost."""
+
     name: ClassVar[str] = "portable"
-    pointers: ClassVar[dict[str, str]] = _POINTERS
-    coverage: ClassVar[Coverage] = _COVERAGE
     model = PortableRunRecord
-
-    def read(self, record: PortableRunRecord) -> Run:
-        conversation = record.conversation
-        return Run(
-            eval_id=record.eval_id,
-            condition=record.condition,
-            skill_path=record.skill_path,
-            goal=record.prompt,
-            files=tuple(record.files),
-            final_message=record.final_message,
-            steps=tuple(
-                Step(
-                    kind="tool_call",
-                    name=call.name,
-                    index=call.ordinal,
-                    input=call.args,
-                    output=call.result,
-                )
-                for call in record.tool_invocations
-            ),
-            total_tokens=record.total_tokens,
-            duration_ms=record.duration_ms,
-            run_index=record.run_index,
-            conversation=MISSING
-            if conversation is MISSING
-            else _conversation().dump_python(conversation, mode="json"),
-            codebase=_as_json(record.codebase),
-            skill_source=_as_json(record.skill_source),
-        )
-
-    def write(self, run: Run) -> Written[PortableRunRecord]:
-        derived: list[Derived] = []
-        eval_id = run.eval_id if isinstance(run.eval_id, str) else self._eval_id(run, derived)
-        record = PortableRunRecord(
-            eval_id=eval_id,
-            condition=text_or_derived(
-                run.condition,
-                derived,
-                "/condition",
-                "unspecified",
-                "portable requires a condition; the source has none",
-            ),
-            skill_path=self._skill_path(run, derived),
-            prompt=text_or_derived(
-                run.goal,
-                derived,
-                "/prompt",
-                "",
-                "portable requires the prompt; the source has no goal",
-            ),
-            files=list(run.files) if isinstance(run.files, tuple) else self._no_files(derived),
-            final_message=text_or_derived(
-                run.final_message,
-                derived,
-                "/final_message",
-                "",
-                "portable requires the final message; the source has none",
-            ),
-            tool_invocations=self._invocations(run),
-            total_tokens=self._total_tokens(run, derived),
-            duration_ms=self._duration(run, derived),
-            run_index=run.run_index,
-            conversation=MISSING
-            if run.conversation is MISSING
-            else _conversation().validate_python(run.conversation),
-            codebase=MISSING if run.codebase is MISSING else Codebase.model_validate(run.codebase),
-            skill_source=MISSING
-            if run.skill_source is MISSING
-            else SkillSource.model_validate(run.skill_source),
-        )
-        return Written(record, tuple(derived))
-
-    @staticmethod
-    def _eval_id(run: Run, derived: list[Derived]) -> str:
-        if isinstance(run.run_id, str):
-            value, reason = run.run_id, "portable requires eval_id; the run id is used"
-        else:
-            value, reason = "unknown", "portable requires eval_id; the source has no id"
-        derived.append(Derived("/eval_id", value, reason))
-        return value
-
-    @staticmethod
-    def _skill_path(run: Run, derived: list[Derived]) -> str | None:
-        if run.skill_path is MISSING:
-            derived.append(Derived("/skill_path", None, "no skill path in the source"))
-            return None
-        return run.skill_path
-
-    @staticmethod
-    def _no_files(derived: list[Derived]) -> list[str]:
-        derived.append(Derived("/files", [], "no fixture files listed in the source"))
-        return []
-
-    @staticmethod
-    def _invocations(run: Run) -> list[ToolInvocation]:
-        """Tool calls in order; a tool result joins the call it answers (as eval-magic does)."""
-        calls: list[ToolInvocation] = []
-        for step in run.steps if isinstance(run.steps, tuple) else ():
-            if step.kind == "tool_result":
-                pending = next(
-                    (
-                        c
-                        for c in reversed(calls)
-                        if c.result is MISSING and (step.name is MISSING or c.name == step.name)
-                    ),
-                    None,
-                )
-                if pending is not None and step.output is not MISSING:
-                    pending.result = _result(step.output)
-                continue
-            if step.kind != "tool_call" or not isinstance(step.name, str):
-                continue
-            ordinal = step.index if isinstance(step.index, int) and step.index >= 0 else len(calls)
-            calls.append(
-                ToolInvocation(
-                    name=step.name,
-                    ordinal=ordinal,
-                    args=MISSING if step.input is MISSING else _args(step.input),
-                    result=MISSING if step.output is MISSING else _result(step.output),
-                )
-            )
-        return calls
-
-    @staticmethod
-    def _total_tokens(run: Run, derived: list[Derived]) -> int | MISSING | None:
-        if run.total_tokens is not MISSING:
-            return run.total_tokens
-        total = derive_total_tokens(run)
-        if total is None:
-            return MISSING
-        value: int = reported(total, derived, "/total_tokens")
-        return value
-
-    @staticmethod
-    def _duration(run: Run, derived: list[Derived]) -> int | MISSING | None:
-        if run.duration_ms is not MISSING:
-            return run.duration_ms
-        duration = derive_duration_ms(run)
-        if duration is None:
-            return MISSING
-        millis: int = reported(duration, derived, "/duration_ms")
-        return millis
+    crosswalk = RECORD
 
 
 PORTABLE = PortableFormat()
