@@ -33,6 +33,7 @@ __all__ = [
     "Source",
     "Target",
     "Writing",
+    "extras_for",
     "kept",
     "required",
 ]
@@ -314,10 +315,7 @@ class Crosswalk(Generic[M, K]):
             row.write(canonical, writing, fields)
         extras = self.extras
         if extras is not None and (extras.written is None or extras.written(canonical)):
-            extra = getattr(canonical, extras.target)
-            if isinstance(extra, dict):
-                declared = _declared(self.model)
-                fields.update({k: v for k, v in extra.items() if k not in declared})
+            fields.update(extras_for(self.model, getattr(canonical, extras.target)))
         return self.model(**fields)
 
     # -- what the rows say ---------------------------------------------------------------
@@ -357,6 +355,19 @@ def _same(value: T, writing: Writing[Any]) -> T:
 
 def _escape(key: str) -> str:
     return key.replace("~", "~0").replace("/", "~1")
+
+
+def extras_for(model: type[BaseModel], extra: object) -> dict[str, JsonValue]:
+    """The extra properties ``model`` can hold as extras.
+
+    A key that names one of the model's declared fields (or its alias) would be read as that
+    field, or collide with it in the constructor; it is left out, and the conversion's trip
+    back then sees the difference and carries or reports it.
+    """
+    if not isinstance(extra, dict):
+        return {}
+    declared = _declared(model)
+    return {key: value for key, value in extra.items() if key not in declared}
 
 
 _DECLARED: dict[type[BaseModel], frozenset[str]] = {}

@@ -17,7 +17,7 @@ from agentruns.canonical import Run, Status, Step
 from agentruns.conversion import Format, is_carry
 from agentruns.crosswalk import Crosswalk, Writing, kept, required
 from agentruns.derivations import Derivation, derive_run_id, derive_status
-from agentruns.formats._shared import as_object, status_from_agentrun, status_to_agentrun
+from agentruns.formats._shared import status_from_agentrun, status_to_agentrun
 from agentruns.models import AgentRun, AgentRunStatus, Metrics, Result, StepType
 from agentruns.models import Step as AgentStep
 from agentruns_generated._json import JsonDateTime
@@ -86,7 +86,7 @@ def _type(value: str, writing: Writing[Step]) -> StepType:
 
 def _object(value: JsonValue | MISSING, writing: Writing[Step]) -> dict[str, JsonValue] | MISSING:
     """The value if it is an object (AgentRun step inputs and outputs are)."""
-    return as_object(value)
+    return value if isinstance(value, dict) else MISSING
 
 
 def _int32(value: int | MISSING, writing: Writing[Step]) -> int | MISSING:
