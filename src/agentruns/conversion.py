@@ -201,6 +201,11 @@ def register(fmt: Format[M]) -> Format[M]:
     return fmt
 
 
+def registered_formats() -> list[Format[Any]]:
+    """Every registered format, by name."""
+    return sorted(_REGISTRY.values(), key=lambda fmt: fmt.name)
+
+
 def models_by_name() -> Mapping[str, type[BaseModel]]:
     """The root model of every registered format, by format name (a live, read-only view)."""
     from types import MappingProxyType

@@ -230,7 +230,7 @@ class Crosswalk(Generic[M, K]):
             if value is not MISSING:
                 fields[name] = value
 
-        doc = (write.__doc__ or "").strip().split("\n")[0] if write is not _same else ""
+        doc = _first_paragraph(write.__doc__) if write is not _same else ""
         self.rows.append(Row(name, into, read_row, write_row, whole=whole, table=table, doc=doc))
 
     def constant(self, source: Source[M, V], value: V) -> None:
@@ -311,7 +311,7 @@ class Crosswalk(Generic[M, K]):
         """The model for ``canonical``; what it must derive is noted under pointer ``at``."""
         fields: dict[str, object] = {}
         for row in self.rows:
-            writing.pointer = f"{at}/{self._wire(row.field)}"
+            writing.pointer = f"{at}/{self.wire(row.field)}"
             row.write(canonical, writing, fields)
         extras = self.extras
         if extras is not None and (extras.written is None or extras.written(canonical)):
@@ -320,14 +320,15 @@ class Crosswalk(Generic[M, K]):
 
     # -- what the rows say ---------------------------------------------------------------
 
-    def _wire(self, name: str) -> str:
+    def wire(self, name: str) -> str:
+        """The field's name in documents (its alias, if it has one)."""
         info = self.model.model_fields[name]
         return info.alias or name
 
     def pointers(self, at: str = "") -> Iterator[tuple[str, str]]:
         """(canonical field, JSON pointer of its source value) for every field read."""
         for row in self.rows:
-            where = f"{at}/{_escape(self._wire(row.field))}"
+            where = f"{at}/{_escape(self.wire(row.field))}"
             if row.target is not None:
                 yield row.target, where
             if row.nested and row.table is not None:
@@ -347,6 +348,12 @@ class Crosswalk(Generic[M, K]):
             for row in table.rows:
                 if row.whole:
                     yield table.model, row.field
+
+
+def _first_paragraph(doc: str | None) -> str:
+    """A docstring's first paragraph on one line, as Markdown."""
+    first = (doc or "").strip().split("\n\n")[0]
+    return " ".join(first.split()).replace("``", "`")
 
 
 def _same(value: T, writing: Writing[Any]) -> T:

@@ -1,0 +1,130 @@
+"""docs/crosswalk.md's field tables, rendered from the formats' crosswalk tables.
+
+``python -m agentruns._crosswalk_doc docs/crosswalk.md`` rewrites the part of the file between
+the markers; ``tests/test_crosswalk.py`` fails when it differs from the tables, so the document
+says what the code does.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+from agentruns.conversion import Format, registered_formats
+from agentruns.crosswalk import Crosswalk, Row
+
+BEGIN = "<!-- begin generated: python -m agentruns._crosswalk_doc docs/crosswalk.md -->"
+END = "<!-- end generated -->"
+
+
+def _places(fmt: Format[Any]) -> dict[tuple[str, str], str]:
+    """(canonical class, canonical field) -> where the format keeps it."""
+    found: dict[tuple[str, str], str] = {}
+    table = fmt.crosswalk
+    if table is None:
+        return found
+    for part, at in _parts(table, ""):
+        for row in part.rows:
+            where = f"{at}/{part.wire(row.field)}"
+            if row.target is not None:
+                found[(part.canonical.__name__, row.target)] = f"`{where}`"
+        if part.extras is not None:
+            found[(part.canonical.__name__, part.extras.target)] = (
+                f"extra properties of `{at or '/'}`"
+            )
+    return found
+
+
+def _parts(table: Crosswalk[Any, Any], at: str) -> list[tuple[Crosswalk[Any, Any], str]]:
+    """Each table with the pointer of its object (``*`` for any item of a list)."""
+    found = [(table, at)]
+    for row in table.rows:
+        if row.table is not None:
+            where = f"{at}/{table.wire(row.field)}"
+            found += _parts(row.table, where if row.nested else f"{where}/*")
+    return found
+
+
+def _otherwise(fmt: Format[Any]) -> str:
+    return "carried" if type(fmt).carry is not Format.carry else "lost"
+
+
+def _canonical(row: Row[Any, Any], part: Crosswalk[Any, Any]) -> str:
+    if row.target is None:
+        return "—"
+    return f"`{part.canonical.__name__}.{row.target}`"
+
+
+def render() -> str:
+    formats = registered_formats()
+    places = {fmt.name: _places(fmt) for fmt in formats}
+    lines: list[str] = []
+    for fmt in formats:
+        table = fmt.crosswalk
+        if table is None:
+            continue
+        others = [other for other in formats if other is not fmt]
+        lines += [
+            f"### {fmt.name} (`{fmt.model.__name__}`)",
+            "",
+            "| "
+            + " | ".join(
+                [f"{fmt.name}", "canonical", "written from the run", *(o.name for o in others)]
+            )
+            + " |",
+            "|" + "---|" * (3 + len(others)),
+        ]
+        for part, at in _parts(table, ""):
+            for row in part.rows:
+                if row.nested:
+                    continue
+                key = (part.canonical.__name__, row.target or "")
+                cells = [
+                    f"`{at}/{part.wire(row.field)}`",
+                    _canonical(row, part) + (" (read whole, as JSON)" if row.whole else ""),
+                    row.doc or "as it is",
+                    *(
+                        "—" if row.target is None else places[o.name].get(key, _otherwise(o))
+                        for o in others
+                    ),
+                ]
+                lines.append("| " + " | ".join(cells) + " |")
+            if part.extras is not None:
+                key = (part.canonical.__name__, part.extras.target)
+                cells = [
+                    f"extra properties of `{at or '/'}`",
+                    f"`{part.canonical.__name__}.{part.extras.target}`",
+                    "as they are (a key naming a declared field is left out)",
+                    *(places[o.name].get(key, _otherwise(o)) for o in others),
+                ]
+                lines.append("| " + " | ".join(cells) + " |")
+            for name, value in part.fixed.items():
+                lines.append(
+                    f"| (every `{at or '/'}`) | `{part.canonical.__name__}.{name}` = "
+                    f"`{value!r}` | — |" + " — |" * len(others)
+                )
+        lines.append("")
+    return "\n".join(lines)
+
+
+def updated(document: str) -> str:
+    """The document with its generated part rendered anew."""
+    head, found, rest = document.partition(BEGIN)
+    if not found or END not in rest:
+        raise ValueError(f"the document has no {BEGIN!r} ... {END!r} part")
+    tail = rest.split(END, 1)[1]
+    return f"{head}{BEGIN}\n\n{render()}\n{END}{tail}"
+
+
+def main(argv: list[str]) -> int:
+    for name in argv:
+        path = Path(name)
+        path.write_text(updated(path.read_text(encoding="utf-8")), encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    import agentruns  # noqa: F401  (registers the formats)
+
+    sys.exit(main(sys.argv[1:]))
