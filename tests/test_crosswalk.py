@@ -22,8 +22,8 @@ FORMATS = {fmt.name: fmt for fmt in registered_formats()}
 
 
 def _record(name: str) -> BaseModel:
-    fmt = FORMATS[name]
-    return fmt.model.model_validate_json((FIXTURES / f"{name}.min.json").read_bytes())
+    model: type[BaseModel] = FORMATS[name].model
+    return model.model_validate_json((FIXTURES / f"{name}.min.json").read_bytes())
 
 
 def test_the_generated_tables_in_the_document_are_the_crosswalk_tables() -> None:
