@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 import pytest
-from pydantic import BaseModel
+from pydantic import MISSING, BaseModel
 
 from agentruns import AgentRun, CortexRunJournal, LossError, PortableRunRecord, convert
 from agentruns._coverage import reachable_models
@@ -24,7 +24,7 @@ ROOTS: list[type[BaseModel]] = [PortableRunRecord, CortexRunJournal, AgentRun]
 
 
 @pytest.mark.parametrize("root", ROOTS, ids=lambda m: m.__name__)
-def test_every_field_of_every_model_is_declared_by_its_mapper(root: type[BaseModel]) -> None:
+def test_every_field_of_every_model_has_a_crosswalk_row(root: type[BaseModel]) -> None:
     fmt = format_for(root)
     mapper = type(fmt).__module__
     missing = []
@@ -32,16 +32,16 @@ def test_every_field_of_every_model_is_declared_by_its_mapper(root: type[BaseMod
     for model in sorted(reachable_models(root, whole), key=lambda m: m.__name__):
         declared = fmt.coverage.get(model.__name__)
         if declared is None:
-            missing.append(f"{model.__name__} (every field): declare it in {mapper}")
+            missing.append(f"{model.__name__} (every field): add a table for it in {mapper}")
             continue
         if declared == WHOLE:
             continue
         for field in model.model_fields:
             if field not in declared:
-                missing.append(f"{model.__name__}.{field}: declare it in {mapper}")
+                missing.append(f"{model.__name__}.{field}: add a row for it in {mapper}")
         for field in declared:
             assert field in model.model_fields, f"{mapper} declares {model.__name__}.{field}"
-    assert missing == [], "fields no mapper declares:\n" + "\n".join(missing)
+    assert missing == [], "fields no crosswalk row reads:\n" + "\n".join(missing)
 
 
 @pytest.mark.parametrize("root", ROOTS, ids=lambda m: m.__name__)
@@ -144,3 +144,53 @@ def test_the_generated_format_table_is_what_the_package_registers() -> None:
         assert registered[name] is generated.model
         assert schema_text(name, source=True).startswith("{")
         assert generated.version
+
+
+def test_coverage_is_exactly_what_the_rows_read() -> None:
+    for root in ROOTS:
+        fmt = format_for(root)
+        table = fmt.crosswalk
+        assert table is not None
+        for part in table.tables():
+            declared = fmt.coverage[part.model.__name__]
+            assert declared != WHOLE
+            assert set(declared) == {row.field for row in part.rows}
+
+
+def test_a_row_that_drops_its_value_is_caught_by_the_round_trip_check() -> None:
+    """The rows are the reader, so a field cannot be declared read and not be read; a row
+    whose conversion drops the value shows up as an unreported difference."""
+    from agentruns.crosswalk import Crosswalk
+    from agentruns.formats.cortex import JOURNAL, CortexFormat
+    from agentruns.models import CortexRunJournal as Journal
+    from tests.test_conversion_properties import covered, differences
+
+    broken = Crosswalk(Journal, JOURNAL.canonical)
+    broken.rows = list(JOURNAL.rows)
+    branch = next(i for i, row in enumerate(broken.rows) if row.field == "branch")
+    broken.rows.pop(branch)
+    broken.convert(
+        broken.field(lambda r: r.branch),
+        broken.to(lambda run: run.branch),
+        lambda _: MISSING,  # the bug: the value is not read
+        lambda value, _: value,
+    )
+
+    class Broken(CortexFormat):
+        crosswalk = broken
+
+    register(Broken())
+    try:
+        document = json.loads((FIXTURES / "cortex.min.json").read_text())
+        record = Journal.model_validate({**document, "branch": "main"})
+        there = convert(record, AgentRun)
+        back = convert(there.target, Journal)
+        original = json.loads(record.model_dump_json())
+        returned = json.loads(back.target.model_dump_json())
+        lost = {loss.pointer for loss in there.losses}
+        unreported = [p for p in differences(original, returned) if not covered(p, lost)]
+        assert unreported == ["/branch"]
+    finally:
+        from agentruns.formats.cortex import CORTEX
+
+        register(CORTEX)

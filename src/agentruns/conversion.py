@@ -202,8 +202,8 @@ def register(fmt: Format[M]) -> Format[M]:
 
 
 def registered_formats() -> list[Format[Any]]:
-    """Every registered format, by name."""
-    return sorted(_REGISTRY.values(), key=lambda fmt: fmt.name)
+    """Every registered format, by name (the one a name was last registered for)."""
+    return [_REGISTRY[_BY_NAME[name]] for name in sorted(_BY_NAME)]
 
 
 def models_by_name() -> Mapping[str, type[BaseModel]]:
