@@ -300,6 +300,14 @@ class Crosswalk(Generic[M, K]):
         self.read_into(record, fields)
         return self.canonical(**fields)
 
+    def write_items(self, items: tuple[K, ...], writing: Writing[Any]) -> list[M]:
+        """A model for each canonical item (a step), at its position in the list being
+        written (what an item derives is noted under its own pointer)."""
+        where = writing.pointer
+        return [
+            self.write(item, writing.item(item, i), f"{where}/{i}") for i, item in enumerate(items)
+        ]
+
     def holds(self, canonical: K) -> bool:
         """Whether ``canonical`` has any value this table writes (so its object is written)."""
         names = [row.target for row in self.rows if row.target is not None]

@@ -68,10 +68,7 @@ def _write_steps(
     steps: tuple[Step, ...] | MISSING, writing: Writing[Run]
 ) -> list[AgentStep] | MISSING:
     """Every step, in order."""
-    if steps is MISSING:
-        return MISSING
-    where = writing.pointer
-    return [STEP.write(step, writing.item(step, i), f"{where}/{i}") for i, step in enumerate(steps)]
+    return MISSING if steps is MISSING else STEP.write_items(steps, writing)
 
 
 def _index(value: int | MISSING, writing: Writing[Step]) -> int:

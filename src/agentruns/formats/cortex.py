@@ -119,9 +119,7 @@ def _write_events(
         else:  # one entry, not one per event: a portable run has no times at all
             reason = f"{len(untimed)} steps have no time; their `at` is the run's start time"
             writing.derived.append(Derived(where, shown, reason))
-    return [
-        EVENT.write(step, writing.item(step, i), f"{where}/{i}") for i, step in enumerate(steps)
-    ]
+    return EVENT.write_items(steps, writing)
 
 
 # -- the crosswalk -------------------------------------------------------------------------
