@@ -100,3 +100,27 @@ def test_an_adapter_offered_by_an_entry_point_reaches_the_command_line(
     assert json.loads(result.stdout)["task"]
     monkeypatch.undo()
     importlib.reload(agentruns.cli)
+
+
+def test_the_docs_adapter_type_checks(tmp_path: Path) -> None:
+    import subprocess
+
+    root = Path(__file__).resolve().parent.parent
+    (tmp_path / "tasklog.py").write_text(BLOCKS[0])
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "mypy",
+            "--config-file",
+            str(root / "pyproject.toml"),
+            "--cache-dir",
+            str(tmp_path / ".mypy_cache"),
+            str(tmp_path / "tasklog.py"),
+        ],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
