@@ -166,7 +166,7 @@ def test_overlong_lines_and_a_bom_read_as_the_command_reads_them(
 def test_an_output_that_is_an_input_is_refused_before_anything_runs(
     client: Client, inputs: list[str]
 ) -> None:
-    from agentruns._output import OutputError
+    from agentruns.errors import OutputError
 
     before = Path(inputs[0]).read_bytes()
     with pytest.raises(OutputError):

@@ -15,8 +15,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from pydantic import MISSING
 
+from agentruns.errors import RecordError
 from agentruns.transcripts import HARNESSES, ToolCall, load
-from agentruns.transcripts._record import RecordError, needed, to_record
+from agentruns.transcripts._record import needed, to_record
 from agentruns_generated._json import JsonValue
 
 Json = dict[str, JsonValue]

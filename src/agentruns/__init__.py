@@ -15,7 +15,6 @@ from agentruns.conversion import (
     Derived,
     Format,
     Loss,
-    LossError,
     Written,
     convert,
     format_for,
@@ -23,6 +22,7 @@ from agentruns.conversion import (
     register,
     to_canonical,
 )
+from agentruns.errors import AgentrunsError, LossError
 from agentruns.models import AgentRun, CortexRunJournal, PortableRunRecord
 
 del _formats
@@ -32,6 +32,7 @@ RunRecord = PortableRunRecord | CortexRunJournal | AgentRun
 
 __all__ = [
     "AgentRun",
+    "AgentrunsError",
     "Conversion",
     "CortexRunJournal",
     "Derived",

@@ -16,6 +16,8 @@ from collections.abc import Callable
 from types import ModuleType
 from typing import IO, Literal, Protocol
 
+from agentruns.errors import MissingDependency
+
 Compression = Literal["gzip", "zstd"]
 _SUFFIXES: dict[str, Compression] = {".gz": "gzip", ".zst": "zstd"}
 _CHUNK = 1 << 17
@@ -23,7 +25,7 @@ _CHUNK = 1 << 17
 ZSTD_MISSING = "zstd files need the zstandard package: pip install 'agentruns[zstd]'"
 
 
-class MissingCodec(Exception):
+class MissingCodec(MissingDependency):
     """The codec a file's extension asks for is not installed."""
 
 

@@ -18,10 +18,7 @@ from pathlib import Path
 from typing import IO
 
 from agentruns._compression import Compressor, MissingCodec, compression_of
-
-
-class OutputError(Exception):
-    """An output that cannot or must not be written (refused before any input is read)."""
+from agentruns.errors import OutputError
 
 
 def _umask() -> int:

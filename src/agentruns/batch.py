@@ -26,11 +26,11 @@ from types import TracebackType
 from pydantic import BaseModel
 
 from agentruns._workers import OrderedMap, available_cpus
-from agentruns.conversion import Conversion, LossError, convert
+from agentruns.conversion import Conversion, convert, format_named
 from agentruns.detect import MODELS, detect
+from agentruns.errors import InputError, LossError
 from agentruns.io import (
     MAX_RECORD_SIZE,
-    InputError,
     Layout,
     Raw,
     Record,
@@ -39,6 +39,26 @@ from agentruns.io import (
     too_large,
     validate,
 )
+
+__all__ = [
+    "Batch",
+    "Boundary",
+    "Lines",
+    "Outcome",
+    "Problem",
+    "Problems",
+    "Tally",
+    "convert_document",
+    "convert_lines",
+    "handle_lines",
+    "known_format",
+    "raws_of",
+    "read_model",
+    "reject_line",
+    "validate_document",
+    "validate_lines",
+]
+
 
 Problem = tuple[str, str]
 """(JSON pointer into the document, message); the pointer is ``""`` for the whole document."""
@@ -101,6 +121,14 @@ class Tally:
         self.unreadable += other.unreadable
         for name, number in other.by_format.items():
             self.by_format[name] = self.by_format.get(name, 0) + number
+
+
+def known_format(name: str, *, auto: bool = True) -> str:
+    """``name`` if a format has it (or it is ``auto`` where detection is allowed): a bad name
+    is a ``FormatError`` before any record is read, not a rejection of every record."""
+    if not (auto and name == "auto"):
+        format_named(name)
+    return name
 
 
 # -- per-record work (runs in worker processes: module-level, picklable) -----------------
@@ -372,6 +400,10 @@ class _ConvertWork:
     source: str
     strict: bool
 
+    def __post_init__(self) -> None:
+        known_format(self.to, auto=False)
+        known_format(self.source)
+
     def __call__(self, raw: Raw) -> Outcome:
         return convert_document(raw, self.to, self.source, self.strict, report=True)
 
@@ -379,6 +411,9 @@ class _ConvertWork:
 @dataclass(frozen=True, slots=True)
 class _ValidateWork:
     fmt: str
+
+    def __post_init__(self) -> None:
+        known_format(self.fmt)
 
     def __call__(self, raw: Raw) -> Outcome:
         return validate_document(raw, self.fmt)

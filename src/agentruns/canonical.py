@@ -17,6 +17,15 @@ from pydantic import MISSING
 # pydantic's JsonValue, without a Python call per value; a date-time that keeps its text
 from agentruns_generated._json import JsonDateTime, JsonValue
 
+__all__ = [
+    "FIELDS",
+    "STEP_FAILED",
+    "Run",
+    "Status",
+    "Step",
+]
+
+
 Status = Literal["queued", "running", "awaiting_human", "completed", "failed", "canceled"]
 """Run status, in one vocabulary (cortex says ``canceled``, AgentRun ``cancelled``)."""
 

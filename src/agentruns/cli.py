@@ -20,7 +20,7 @@ from typing import IO, TYPE_CHECKING, NoReturn
 
 import click
 
-from agentruns._output import Output, OutputError, is_regular_or_new, refuse_overlaps
+from agentruns._output import Output, is_regular_or_new, refuse_overlaps
 from agentruns._report import OUTPUT_FORMATS, Kind, OutputFormat, Reporter
 from agentruns._serialize import json_chunks
 from agentruns._text import printable
@@ -34,9 +34,9 @@ from agentruns.batch import (
     validate_document,
 )
 from agentruns.detect import MODELS, detect
+from agentruns.errors import InputError, OutputError, RecordError
 from agentruns.io import (
     MAX_RECORD_SIZE,
-    InputError,
     Layout,
     Raw,
     layout_of,
@@ -45,6 +45,16 @@ from agentruns.io import (
 )
 from agentruns.schemas import schema_text
 from agentruns_generated._json import JsonValue
+
+__all__ = [
+    "EXIT_INVALID",
+    "EXIT_IO",
+    "EXIT_OK",
+    "EXIT_USAGE",
+    "main",
+    "run",
+]
+
 
 if TYPE_CHECKING:
     from rich.progress import Progress
@@ -579,7 +589,7 @@ def import_command(
 ) -> None:
     """Make run records from agent transcripts (Claude Code, Codex, Cline, OpenCode)."""
     from agentruns import transcripts as readers
-    from agentruns.transcripts._record import RecordError, to_record
+    from agentruns.transcripts._record import to_record
 
     if harness != "auto":
         try:

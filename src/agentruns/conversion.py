@@ -10,14 +10,41 @@ is either *carried* (kept verbatim in a free-form place of the target, when it h
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from functools import cache
-from typing import TYPE_CHECKING, Any, ClassVar, Generic, Literal, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, Literal, TypeVar, overload
 
 from pydantic import MISSING, BaseModel, JsonValue
 
 from agentruns.canonical import FIELDS, Run
+from agentruns.errors import AgentrunsError, ConversionError, FormatError, LossError
+
+__all__ = [
+    "CARRY_VERSION",
+    "WHOLE",
+    "Conversion",
+    "Coverage",
+    "Derived",
+    "Format",
+    "Loss",
+    "LossError",
+    "Use",
+    "Written",
+    "convert",
+    "fields",
+    "format_for",
+    "format_named",
+    "from_canonical",
+    "is_carry",
+    "models_by_name",
+    "register",
+    "registered_formats",
+    "resolve",
+    "to_canonical",
+    "unread_fields",
+]
+
 
 if TYPE_CHECKING:
     from pydantic import TypeAdapter
@@ -65,15 +92,6 @@ class Conversion(Generic[M]):
     @property
     def lossless(self) -> bool:
         return not self.losses
-
-
-class LossError(ValueError):
-    """Raised in strict mode when a conversion would lose source values."""
-
-    def __init__(self, source: str, target: str, losses: Sequence[Loss]) -> None:
-        self.losses = tuple(losses)
-        listed = "\n".join(f"  {loss}" for loss in self.losses)
-        super().__init__(f"converting {source} to {target} would lose:\n{listed}")
 
 
 @dataclass(frozen=True)
@@ -214,13 +232,30 @@ def models_by_name() -> Mapping[str, type[BaseModel]]:
 
 
 def format_for(model: type[M]) -> Format[M]:
+    """The registered format whose root model is ``model``; ``FormatError`` if none is."""
     try:
         return _REGISTRY[model]
-    except KeyError:
+    except (KeyError, TypeError):
         known = ", ".join(sorted(f.model.__name__ for f in _REGISTRY.values()))
-        raise TypeError(
-            f"no run record format is registered for {model.__name__} (known: {known})"
+        shown = getattr(model, "__name__", repr(model))
+        raise FormatError(
+            f"no run record format is registered for {shown} (known: {known})"
         ) from None
+
+
+def format_named(name: str) -> Format[Any]:
+    """The registered format called ``name``; ``FormatError`` (naming the known ones) if none
+    is. ``auto`` is no format: detection is the caller's to do."""
+    model = _BY_NAME.get(name) if isinstance(name, str) else None
+    if model is None:
+        known = ", ".join(sorted(_BY_NAME))
+        raise FormatError(f"unknown format {name!r} (known: {known})")
+    return _REGISTRY[model]
+
+
+def resolve(fmt: str | type[M]) -> Format[Any]:
+    """A format given by name or by its root model: the one place both are accepted."""
+    return format_named(fmt) if isinstance(fmt, str) else format_for(fmt)
 
 
 def to_canonical(record: BaseModel) -> Run:
@@ -272,14 +307,37 @@ def _read_with_carry(fmt: Format[M], record: M) -> tuple[Run, list[Loss]]:
     return replace(run, **kept), losses
 
 
-def convert(record: BaseModel, to: type[M], *, strict: bool = False) -> Conversion[M]:
-    """Convert a run record to another format.
+@overload
+def convert(record: BaseModel, to: type[M], *, strict: bool = False) -> Conversion[M]: ...
+@overload
+def convert(record: BaseModel, to: str, *, strict: bool = False) -> Conversion[BaseModel]: ...
+def convert(
+    record: BaseModel, to: type[M] | str, *, strict: bool = False
+) -> Conversion[M] | Conversion[BaseModel]:
+    """Convert a run record to another format (given by its root model or its name).
 
     Returns the target record, the source values it could not hold (``losses``) and the values
-    it had to derive (``derived``). With ``strict=True`` any loss raises ``LossError``.
+    it had to derive (``derived``).
+
+    Raises ``FormatError`` when ``record`` or ``to`` is of no registered format, ``LossError``
+    with ``strict=True`` when any value would be lost, and ``ConversionError`` when no record
+    of the target format can hold the run (a value the target's schema refuses).
     """
     source = format_for(type(record))
-    target = format_for(to)
+    target = resolve(to)
+    try:
+        return _convert(source, target, record, strict=strict)
+    except AgentrunsError:
+        raise
+    except Exception as error:  # a reader or writer met a value it cannot take
+        raise ConversionError(
+            f"converting {source.name} to {target.name} failed: {_brief(error)}"
+        ) from error
+
+
+def _convert(
+    source: Format[Any], target: Format[Any], record: BaseModel, *, strict: bool
+) -> Conversion[Any]:
     run, ignored = _read_with_carry(source, record)
     ignored += unread_fields(source, record)
     written = target.write(run)
@@ -382,8 +440,17 @@ def _walk_unread(
 
 
 def from_canonical(run: Run, to: type[M]) -> Written[M]:
-    """Write a canonical run (built by an adapter, say) in a format."""
-    return format_for(to).write(run)
+    """Write a canonical run (built by an adapter, say) in a format.
+
+    Raises ``FormatError`` for a model of no registered format and ``ConversionError`` when no
+    record of the format can hold the run."""
+    target = format_for(to)
+    try:
+        return target.write(run)
+    except AgentrunsError:
+        raise
+    except Exception as error:  # a value the format's schema refuses
+        raise ConversionError(f"writing {target.name} failed: {_brief(error)}") from error
 
 
 # -- carrying ---------------------------------------------------------------------------

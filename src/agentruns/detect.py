@@ -15,6 +15,13 @@ from pydantic import BaseModel, JsonValue, ValidationError
 
 from agentruns.conversion import models_by_name
 
+__all__ = [
+    "MODELS",
+    "Detection",
+    "detect",
+]
+
+
 MODELS: Mapping[str, type[BaseModel]] = models_by_name()
 """Every registered format's root model by name (the built-in ones, from the generated
 format table, and any registered adapter): a live view of the registry."""

@@ -37,9 +37,9 @@ from agentruns.batch import (
     reject_line,
     validate_document,
 )
+from agentruns.errors import InputError
 from agentruns.io import (
     MAX_RECORD_SIZE,
-    InputError,
     Raw,
     count_lines,
     layout_of,
@@ -47,6 +47,20 @@ from agentruns.io import (
     read_range,
     read_raw,
 )
+
+__all__ = [
+    "PART_BYTES",
+    "Part",
+    "convert_files",
+    "convert_part",
+    "export_files",
+    "export_part",
+    "part_lines",
+    "parts_of",
+    "validate_files",
+    "validate_part",
+]
+
 
 if TYPE_CHECKING:
     from distributed import Client

@@ -23,6 +23,27 @@ from typing import IO, Literal
 from pydantic import BaseModel, JsonValue, ValidationError
 
 from agentruns._compression import MissingCodec, compression_of, reader, without_compression
+from agentruns.errors import InputError
+
+__all__ = [
+    "MAX_RECORD_SIZE",
+    "AtomicWriter",
+    "InputError",
+    "Layout",
+    "Raw",
+    "Record",
+    "count_lines",
+    "error_pointers",
+    "layout_of",
+    "line_end_after",
+    "parse",
+    "read_range",
+    "read_raw",
+    "read_records",
+    "too_large",
+    "validate",
+]
+
 
 _BOM = b"\xef\xbb\xbf"
 
@@ -43,10 +64,6 @@ class Record:
     @property
     def where(self) -> str:
         return f"{self.source}:{self.line}"
-
-
-class InputError(Exception):
-    """An input that cannot be read at all (missing, a directory, unreadable)."""
 
 
 def layout_of(path: str, forced: Layout | None = None) -> Layout:

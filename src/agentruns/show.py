@@ -24,6 +24,12 @@ from agentruns.derivations import (
     derive_total_tokens,
 )
 
+__all__ = [
+    "header",
+    "render",
+    "timeline",
+]
+
 
 def _text(value: object) -> Text:
     if value is MISSING or value is None:

@@ -22,6 +22,20 @@ from agentruns.conversion import to_canonical
 from agentruns.io import Raw, parse
 from agentruns_generated._json import JsonValue
 
+__all__ = [
+    "EXACT",
+    "MAX_KEYS",
+    "OTHER",
+    "QUANTILES",
+    "RunFacts",
+    "RunStats",
+    "Sketch",
+    "facts_from",
+    "render",
+    "stats_document",
+]
+
+
 MAX_KEYS = 10_000
 """Distinct agent ids and tool names counted by name; the rest are ``(other)``."""
 OTHER = "(other)"

@@ -23,11 +23,35 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import MISSING
 
-from agentruns.batch import Boundary, Outcome, Tally, raws_of, read_model, reject_line
+from agentruns.batch import (
+    Boundary,
+    Outcome,
+    Tally,
+    known_format,
+    raws_of,
+    read_model,
+    reject_line,
+)
 from agentruns.canonical import Run
 from agentruns.conversion import to_canonical
 from agentruns.derivations import derive_run_id, duration_ms, status, total_tokens
+from agentruns.errors import MissingDependency
 from agentruns.io import Raw, parse
+
+__all__ = [
+    "MISSING_PYARROW",
+    "Exported",
+    "MissingPyarrow",
+    "ParquetExport",
+    "RunIds",
+    "add_run",
+    "export_lines",
+    "export_raws",
+    "require_pyarrow",
+    "runs_schema",
+    "steps_schema",
+]
+
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -38,7 +62,7 @@ _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _MICRO = timedelta(microseconds=1)
 
 
-class MissingPyarrow(ImportError):
+class MissingPyarrow(MissingDependency):
     """pyarrow is not installed."""
 
 
@@ -226,6 +250,7 @@ def export_lines(
 
 def export_raws(raws: Iterable[Raw], *, fmt: str = "auto") -> Exported:
     """``export_lines`` for documents already read (``agentruns.io.read_raw``)."""
+    known_format(fmt)
     require_pyarrow()
     import pyarrow as pa
 

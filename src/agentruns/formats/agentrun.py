@@ -22,6 +22,17 @@ from agentruns.models import AgentRun, AgentRunStatus, Metrics, Result, StepType
 from agentruns.models import Step as AgentStep
 from agentruns_generated._json import JsonDateTime
 
+__all__ = [
+    "AGENTRUN",
+    "CARRY_KEY",
+    "METRICS",
+    "RESULT",
+    "RUN",
+    "STEP",
+    "AgentRunFormat",
+]
+
+
 CARRY_KEY = "x-agentruns-carry"
 
 _STEP_TYPES = frozenset(get_args(StepType))

@@ -26,6 +26,16 @@ from agentruns.models import (
 )
 from agentruns_generated._json import JsonDateTime
 
+__all__ = [
+    "CARRY_EVENT",
+    "CORTEX",
+    "EVENT",
+    "JOURNAL",
+    "CortexFormat",
+    "CortexKind",
+]
+
+
 CARRY_EVENT = "x-agentruns-carry"
 _CARRY_KEY = "carry"
 _ABSENT_KEY = "events_absent"

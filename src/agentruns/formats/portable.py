@@ -24,6 +24,16 @@ from agentruns.models import (
     ToolInvocation,
 )
 
+__all__ = [
+    "PORTABLE",
+    "RECORD",
+    "TOOL",
+    "PortableFormat",
+    "ToolArgs",
+    "ToolResult",
+]
+
+
 if TYPE_CHECKING:
     from pydantic import TypeAdapter
 

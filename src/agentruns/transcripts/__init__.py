@@ -24,9 +24,9 @@ from typing import Literal, TypeVar
 from pydantic import MISSING, TypeAdapter, ValidationError
 
 from agentruns.canonical import STEP_FAILED, Run, Status, Step
-from agentruns.io import InputError
+from agentruns.errors import DescriptorError, InputError, TranscriptError
 from agentruns.transcripts import _claude, _cline, _codex, _declarative, _opencode
-from agentruns.transcripts._declarative import Descriptor, DescriptorError
+from agentruns.transcripts._declarative import Descriptor
 from agentruns.transcripts._stream import JsonObject, events
 from agentruns.transcripts._summary import (
     Denial,
@@ -63,11 +63,6 @@ DEFAULT_MAX_RESULT = 1 << 20
 """Largest tool result kept whole, in characters; a longer one is cut there and the cut
 reported (eval-magic keeps results whole; one command's megabytes of output would make a
 record nobody can open)."""
-
-
-class TranscriptError(ValueError):
-    """A transcript that cannot be read at all: no such file, no harness recognized, a bad
-    descriptor or conversation file."""
 
 
 N = TypeVar("N", int, float)

@@ -19,6 +19,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
+from agentruns.errors import DescriptorError
 from agentruns.transcripts._stream import (
     JsonObject,
     compact,
@@ -144,10 +145,6 @@ class Descriptor(_Lenient):
     @property
     def aggregation(self) -> Literal["sum", "last"]:
         return self.conversation.token_usage_aggregation
-
-
-class DescriptorError(ValueError):
-    """A harness description that cannot be used, with where and why."""
 
 
 def load(path: str | Path) -> Descriptor:

@@ -17,6 +17,7 @@ from pydantic import MISSING, BaseModel, ValidationError
 from agentruns.canonical import FIELDS, Run
 from agentruns.conversion import Derived, Loss, format_for
 from agentruns.detect import MODELS
+from agentruns.errors import RecordError
 from agentruns.io import error_pointers
 from agentruns_generated._json import JsonValue
 
@@ -26,14 +27,6 @@ class Imported:
     record: BaseModel
     losses: tuple[Loss, ...]
     derived: tuple[Derived, ...]
-
-
-class RecordError(ValueError):
-    """The run cannot be made a valid record of the format: values missing or not valid."""
-
-    def __init__(self, message: str, problems: tuple[tuple[str, str], ...]) -> None:
-        super().__init__(message)
-        self.problems = problems
 
 
 def _top(pointer: str) -> str | None:

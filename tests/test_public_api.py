@@ -1,0 +1,246 @@
+"""The public names of every public module, pinned (as httpx pins its own): a name added,
+removed or renamed is a deliberate change of this list, never an accident."""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+
+import pytest
+
+import agentruns
+
+PUBLIC: dict[str, list[str]] = {
+    "agentruns": [
+        "AgentRun",
+        "AgentrunsError",
+        "Conversion",
+        "CortexRunJournal",
+        "Derived",
+        "Format",
+        "Loss",
+        "LossError",
+        "PortableRunRecord",
+        "Run",
+        "RunRecord",
+        "Status",
+        "Step",
+        "Written",
+        "convert",
+        "format_for",
+        "from_canonical",
+        "register",
+        "to_canonical",
+    ],
+    "agentruns.batch": [
+        "Batch",
+        "Boundary",
+        "Lines",
+        "Outcome",
+        "Problem",
+        "Problems",
+        "Tally",
+        "convert_document",
+        "convert_lines",
+        "handle_lines",
+        "known_format",
+        "raws_of",
+        "read_model",
+        "reject_line",
+        "validate_document",
+        "validate_lines",
+    ],
+    "agentruns.canonical": ["FIELDS", "Run", "STEP_FAILED", "Status", "Step"],
+    "agentruns.cli": ["EXIT_INVALID", "EXIT_IO", "EXIT_OK", "EXIT_USAGE", "main", "run"],
+    "agentruns.conversion": [
+        "CARRY_VERSION",
+        "Conversion",
+        "Coverage",
+        "Derived",
+        "Format",
+        "Loss",
+        "LossError",
+        "Use",
+        "WHOLE",
+        "Written",
+        "convert",
+        "fields",
+        "format_for",
+        "format_named",
+        "from_canonical",
+        "is_carry",
+        "models_by_name",
+        "register",
+        "registered_formats",
+        "resolve",
+        "to_canonical",
+        "unread_fields",
+    ],
+    "agentruns.crosswalk": [
+        "Crosswalk",
+        "Row",
+        "Source",
+        "Target",
+        "Writing",
+        "extras_for",
+        "kept",
+        "required",
+    ],
+    "agentruns.derivations": [
+        "Derivation",
+        "UNKNOWN_TIME",
+        "derive_duration_ms",
+        "derive_run_id",
+        "derive_started_at",
+        "derive_status",
+        "derive_total_tokens",
+        "duration_ms",
+        "run_id",
+        "status",
+        "step_failed",
+        "total_tokens",
+    ],
+    "agentruns.detect": ["Detection", "MODELS", "detect"],
+    "agentruns.distributed": [
+        "PART_BYTES",
+        "Part",
+        "convert_files",
+        "convert_part",
+        "export_files",
+        "export_part",
+        "part_lines",
+        "parts_of",
+        "validate_files",
+        "validate_part",
+    ],
+    "agentruns.errors": [
+        "AgentrunsError",
+        "ConversionError",
+        "DescriptorError",
+        "FormatError",
+        "InputError",
+        "LossError",
+        "MissingDependency",
+        "OutputError",
+        "RecordError",
+        "TranscriptError",
+    ],
+    "agentruns.io": [
+        "AtomicWriter",
+        "InputError",
+        "Layout",
+        "MAX_RECORD_SIZE",
+        "Raw",
+        "Record",
+        "count_lines",
+        "error_pointers",
+        "layout_of",
+        "line_end_after",
+        "parse",
+        "read_range",
+        "read_raw",
+        "read_records",
+        "too_large",
+        "validate",
+    ],
+    "agentruns.schemas": ["schema_text"],
+    "agentruns.show": ["header", "render", "timeline"],
+    "agentruns.stats": [
+        "EXACT",
+        "MAX_KEYS",
+        "OTHER",
+        "QUANTILES",
+        "RunFacts",
+        "RunStats",
+        "Sketch",
+        "facts_from",
+        "render",
+        "stats_document",
+    ],
+    "agentruns.tables": [
+        "Exported",
+        "MISSING_PYARROW",
+        "MissingPyarrow",
+        "ParquetExport",
+        "RunIds",
+        "add_run",
+        "export_lines",
+        "export_raws",
+        "require_pyarrow",
+        "runs_schema",
+        "steps_schema",
+    ],
+    "agentruns.transcripts": [
+        "Denial",
+        "Descriptor",
+        "DescriptorError",
+        "HARNESSES",
+        "Message",
+        "Problem",
+        "Summary",
+        "ToolCall",
+        "Transcript",
+        "TranscriptError",
+        "descriptor",
+        "detect",
+        "load",
+        "read",
+        "summarize",
+    ],
+    "agentruns.formats": [
+        "AGENTRUN",
+        "AgentRunFormat",
+        "CORTEX",
+        "CortexFormat",
+        "PORTABLE",
+        "PortableFormat",
+    ],
+    "agentruns.formats.agentrun": [
+        "AGENTRUN",
+        "AgentRunFormat",
+        "CARRY_KEY",
+        "METRICS",
+        "RESULT",
+        "RUN",
+        "STEP",
+    ],
+    "agentruns.formats.cortex": [
+        "CARRY_EVENT",
+        "CORTEX",
+        "CortexFormat",
+        "CortexKind",
+        "EVENT",
+        "JOURNAL",
+    ],
+    "agentruns.formats.portable": [
+        "PORTABLE",
+        "PortableFormat",
+        "RECORD",
+        "TOOL",
+        "ToolArgs",
+        "ToolResult",
+    ],
+}
+
+
+@pytest.mark.parametrize("name", sorted(PUBLIC))
+def test_the_public_names_of_each_module_are_pinned(name: str) -> None:
+    module = importlib.import_module(name)
+    assert sorted(module.__all__) == PUBLIC[name]
+    for public in module.__all__:
+        assert hasattr(module, public), f"{name}.__all__ names {public}, which it lacks"
+
+
+def test_every_public_module_is_pinned() -> None:
+    found = {"agentruns"}
+    for info in pkgutil.walk_packages(agentruns.__path__, "agentruns."):
+        if not any(part.startswith("_") for part in info.name.split(".")):
+            found.add(info.name)
+    assert found - {"agentruns.models"} == set(PUBLIC)
+
+
+def test_the_models_module_exports_every_generated_name() -> None:
+    import agentruns.models
+    import agentruns_generated.models
+
+    assert agentruns.models.__all__ == agentruns_generated.models.__all__
