@@ -8,6 +8,7 @@ README.md.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -185,7 +186,21 @@ def _unreadable_note(tally: Tally) -> str:
     return f"; {len(tally.unreadable)} inputs unreadable" if tally.unreadable else ""
 
 
+class _PipeClosed(BaseException):
+    """Standard output's reader went away (``| head``). Not an OSError: click turns an
+    EPIPE OSError into exit 1, the code for invalid input."""
+
+
+class _Commands(click.Group):
+    def invoke(self, ctx: click.Context) -> object:
+        try:
+            return super().invoke(ctx)
+        except BrokenPipeError as error:
+            raise _PipeClosed from error
+
+
 @click.group(
+    cls=_Commands,
     epilog=f"{_EPILOG}\n\n{_COMPLETION}",
     context_settings={"help_option_names": ["-h", "--help"]},
 )
@@ -862,6 +877,8 @@ def show_command(file: str, fmt: str) -> None:
                 continue
             try:
                 render(model, name)
+            except BrokenPipeError:
+                raise
             except Exception as error:  # one run that cannot be shown costs only itself
                 invalid += 1
                 _err(printable(f"{record.where}: cannot show this run: {error}"))
@@ -910,10 +927,22 @@ _ENDINGS = {
 }
 
 
+def _escape_what_the_terminal_cannot_show() -> None:
+    """Text a stream's encoding has no character for (a record's non-ASCII text on an ASCII
+    terminal) is written as an escape (``\\xe9``), never an error: the command says what it
+    has to say on any terminal. Records written to standard output are bytes, untouched."""
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None:
+            with contextlib.suppress(ValueError, OSError):
+                reconfigure(errors="backslashreplace")
+
+
 def run() -> None:
     """Console-script entry point: an exit code for every way a run ends, never a traceback."""
     for stopping in _STOPPING:
         signal.signal(stopping, _raise_stopped)
+    _escape_what_the_terminal_cannot_show()
     try:
         # not standalone: click would turn Ctrl-C into "Aborted!" and exit 1, the code for
         # invalid input
@@ -926,7 +955,7 @@ def run() -> None:
     except click.ClickException as error:
         error.show()
         sys.exit(error.exit_code)
-    except BrokenPipeError:
+    except (BrokenPipeError, _PipeClosed):
         _quit_on_broken_pipe()
     except _WriteFailed as error:
         _err(f"error: {printable(str(error))}; nothing was left behind")

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import sys
 import tempfile
 import zlib
 from collections.abc import Iterator
@@ -298,7 +299,10 @@ def _document(path: str, line: int, raw: bytes) -> Record:
     except RecursionError:
         return Record(path, line, raw, error="nesting too deep to read")
     except ValueError as error:
-        return Record(path, line, raw, error=str(error))
+        said = str(error)
+        if "integer string conversion" in said:  # Python's guard against quadratic parsing
+            said = f"an integer of more than {sys.get_int_max_str_digits()} digits"
+        return Record(path, line, raw, error=said)
     if _may_hold_surrogate(raw) and (found := _lone_surrogate(value)):
         return Record(path, line, raw, error=found)
     return Record(path, line, raw, value=value)

@@ -34,8 +34,8 @@ __all__ = [
 def _text(value: object) -> Text:
     if value is MISSING or value is None:
         return Text("-")
-    if isinstance(value, datetime):
-        return Text(value.isoformat())
+    if isinstance(value, datetime):  # as the record writes it
+        return Text(getattr(value, "text", None) or value.isoformat())
     return Text(printable(str(value)))
 
 
@@ -110,8 +110,15 @@ def timeline(steps: tuple[Step, ...]) -> Table:
     return table
 
 
+class _Console(Console):
+    def on_broken_pipe(self) -> None:
+        # rich exits 1 (the command's code for invalid input); a closed pipe is not that
+        self.quiet = True
+        raise BrokenPipeError
+
+
 def render(record: BaseModel, fmt: str, console: Console | None = None) -> None:
-    console = console or Console()
+    console = console or _Console()
     run = to_canonical(record)
     console.print(header(run, fmt))
     steps = run.steps if isinstance(run.steps, tuple) else ()

@@ -15,7 +15,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -180,7 +180,8 @@ def add_run(columns: _Columns, run: Run, fmt: str, source: str, line: int) -> No
         }
         for index, step in enumerate(steps)
     ]
-    columns.run(
+    source = _file_name(source)
+    values = dict(
         run_id=_provisional_id(record_id, run, source, line),
         record_id=record_id,
         format=fmt,
@@ -203,8 +204,66 @@ def add_run(columns: _Columns, run: Run, fmt: str, source: str, line: int) -> No
         source_file=source,
         source_line=line,
     )
-    for values in step_rows:
-        columns.step(**values)
+    unfit = [
+        *_unfit("runs", values, _RUN_INTS),
+        *(problem for step in step_rows for problem in _unfit("steps", step, _STEP_INTS)),
+    ]
+    if unfit:
+        raise Unfit(unfit)
+    columns.run(**values)
+    for step_values in step_rows:
+        columns.step(**step_values)
+
+
+_INT64 = range(-(2**63), 2**63)
+_INT32 = range(-(2**31), 2**31)
+_RUN_INTS = {
+    "duration_ms": _INT64,
+    "total_tokens": _INT64,
+    "input_tokens": _INT64,
+    "output_tokens": _INT64,
+    "step_count": _INT32,
+    "tool_call_count": _INT32,
+    "source_line": _INT64,
+}
+_STEP_INTS = {"index": _INT32, "duration_ms": _INT64}
+
+
+class Unfit(ValueError):
+    """A record with a value its table's column cannot hold (an integer beyond int64): the
+    record is rejected with these problems, and the tables keep every other record."""
+
+    def __init__(self, problems: list[tuple[str, str]]) -> None:
+        super().__init__("; ".join(message for _, message in problems))
+        self.problems = tuple(problems)
+
+
+def _unfit(
+    table: str, values: Mapping[str, object], ranges: dict[str, range]
+) -> list[tuple[str, str]]:
+    found: list[tuple[str, str]] = []
+    for name, allowed in ranges.items():
+        value = values.get(name)
+        if isinstance(value, int) and value not in allowed:
+            bits = 64 if allowed is _INT64 else 32
+            shown = (
+                str(value) if value.bit_length() < 200 else f"a {value.bit_length()}-bit integer"
+            )
+            where = f" (step {values['index']})" if table == "steps" else ""
+            found.append(
+                ("", f"{name}{where} is {shown}, beyond the {table} table's int{bits} column")
+            )
+    return found
+
+
+def _file_name(name: str) -> str:
+    """A file name as text a table can hold: bytes that are not UTF-8 (kept by the OS as
+    surrogate escapes) are written as ``\\xNN``."""
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        return name.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+    return name
 
 
 def _provisional_id(record_id: str | None, run: Run, source: str, line: int) -> str:
@@ -236,7 +295,10 @@ class _Work:
         if model is None or name is None:
             return Outcome(name, problems)
         run = to_canonical(model)
-        add_run(self.columns, run, name, raw.source, raw.line)
+        try:
+            add_run(self.columns, run, name, raw.source, raw.line)
+        except Unfit as error:
+            return Outcome(name, error.problems)
         return Outcome(name)
 
 

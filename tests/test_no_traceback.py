@@ -1,0 +1,136 @@
+"""Values a schema allows and environments a user has never cost a traceback or a good record:
+integers beyond a table's columns, integers too long to read, file names that are not UTF-8,
+terminals that cannot show a record's text, a reader that closes the pipe early."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+FIXTURES = Path(__file__).parent / "fixtures"
+SCRIPT = str(Path(sys.executable).parent / "agentruns")
+PORTABLE: dict[str, Any] = json.loads((FIXTURES / "portable.min.json").read_text())
+AGENTRUN: dict[str, Any] = json.loads((FIXTURES / "agentrun.min.json").read_text())
+
+
+def agentruns(*args: str, cwd: Path | None = None, **env: str) -> subprocess.CompletedProcess[str]:
+    result = subprocess.run(
+        [SCRIPT, *args],
+        capture_output=True,
+        text=True,
+        errors="replace",
+        check=False,
+        timeout=120,
+        cwd=cwd,
+        env={**os.environ, **env},
+    )
+    assert "Traceback" not in result.stderr + result.stdout
+    return result
+
+
+_BEYOND_INT64 = st.integers(min_value=2**63, max_value=2**400) | st.integers(
+    min_value=-(2**400), max_value=-(2**63) - 1
+)
+
+
+def _huge(value: int) -> list[dict[str, Any]]:
+    """Valid records, each holding ``value`` where its schema allows any integer."""
+    return [PORTABLE | {"total_tokens": value}, PORTABLE | {"duration_ms": value}]
+
+
+@settings(max_examples=10, deadline=None, suppress_health_check=list(HealthCheck), database=None)
+@given(_BEYOND_INT64)
+def test_export_rejects_a_value_beyond_its_column_and_keeps_every_other_record(value: int) -> None:
+    from agentruns.tables import export_lines
+
+    lines = [json.dumps(PORTABLE).encode()]
+    lines += [json.dumps(record).encode() for record in _huge(value)]
+    lines += [json.dumps(AGENTRUN).encode()]
+    exported = export_lines(lines)
+    assert exported.runs.num_rows == 2  # the two ordinary records
+    assert exported.tally.rejected == 2
+    assert all("int64 column" in message for _, _, _, message in exported.problems)
+
+
+@settings(max_examples=10, deadline=None, suppress_health_check=list(HealthCheck), database=None)
+@given(_BEYOND_INT64)
+def test_statistics_count_a_value_beyond_int64(value: int) -> None:
+    from agentruns.io import Raw
+    from agentruns.stats import stats_document
+
+    for number, record in enumerate(_huge(value), 1):
+        outcome = stats_document(Raw("in.jsonl", number, json.dumps(record).encode()))
+        assert outcome.accepted, outcome.problems
+
+
+def test_an_integer_too_long_to_read_is_one_rejected_record(tmp_path: Path) -> None:
+    path = tmp_path / "runs.jsonl"
+    long = '{"total_tokens": ' + "9" * 5000 + "}"
+    path.write_text("\n".join([json.dumps(PORTABLE), long, json.dumps(PORTABLE)]) + "\n")
+    for command in (["validate"], ["convert", "--to", "cortex", "-o", str(tmp_path / "o.jsonl")]):
+        result = agentruns(*command, str(path))
+        assert result.returncode == 1
+        said = result.stdout + result.stderr
+        assert "runs.jsonl:2:1: " in said
+        assert "/: an integer of more than 4300 digits" in said
+    assert len((tmp_path / "o.jsonl").read_text().splitlines()) == 2
+    stats = agentruns("stats", "--output-format", "json", str(path))
+    assert json.loads(stats.stdout)["runs"] == 2
+
+
+def test_export_of_a_file_whose_name_is_not_utf8(tmp_path: Path) -> None:
+    import pyarrow.parquet as pq
+
+    name = os.fsdecode(b"caf\xe9.jsonl")
+    (tmp_path / name).write_text(json.dumps(PORTABLE) + "\n")
+    result = agentruns("export", name, "-o", "out", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    table = pq.read_table(tmp_path / "out" / "runs.parquet")
+    assert table.column("source_file").to_pylist() == ["caf\\xe9.jsonl"]
+
+
+def test_a_record_the_terminal_cannot_show_is_shown_escaped(tmp_path: Path) -> None:
+    path = tmp_path / "run.json"
+    path.write_text(json.dumps(AGENTRUN | {"goal": "héllo → 世界"}))
+    result = agentruns("show", str(path), PYTHONIOENCODING="ascii")
+    assert result.returncode == 0, result.stderr
+    assert "h\\xe9llo \\u2192 \\u4e16\\u754c" in result.stdout
+
+
+@pytest.mark.parametrize(
+    "command",
+    [["convert", "--to", "agentrun"], ["convert", "-j", "1", "--to", "agentrun"], ["detect"]],
+)
+def test_a_reader_that_closes_the_pipe_early_is_no_error(
+    command: list[str], tmp_path: Path
+) -> None:
+    path = tmp_path / "runs.jsonl"
+    path.write_text((json.dumps(PORTABLE) + "\n") * 3000)
+    process = subprocess.Popen(
+        [SCRIPT, *command, str(path)], stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
+    assert process.stdout is not None
+    assert process.stderr is not None
+    process.stdout.readline()
+    process.stdout.close()  # as `| head -1` does
+    errors = process.stderr.read().decode()
+    assert process.wait(timeout=120) == 141  # 128 + SIGPIPE, as a shell's own tools end
+    assert "Traceback" not in errors
+
+
+def test_show_to_a_reader_that_closes_the_pipe_early(tmp_path: Path) -> None:
+    path = tmp_path / "runs.jsonl"
+    path.write_text((json.dumps(AGENTRUN) + "\n") * 500)
+    process = subprocess.Popen([SCRIPT, "show", str(path)], stdout=subprocess.PIPE)
+    assert process.stdout is not None
+    process.stdout.readline()
+    process.stdout.close()
+    assert process.wait(timeout=120) == 141
