@@ -11,13 +11,14 @@ from pydantic import BaseModel
 
 from agentruns import convert
 from agentruns._crosswalk_doc import BEGIN, END, render
-from agentruns.conversion import Format, registered_formats
+from agentruns.conversion import Format
 from agentruns.crosswalk import Crosswalk
+from agentruns.formats import BUILT_IN
 
 ROOT = Path(__file__).resolve().parent.parent
 DOC = (ROOT / "docs" / "crosswalk.md").read_text(encoding="utf-8")
 FIXTURES = Path(__file__).parent / "fixtures"
-FORMATS = {fmt.name: fmt for fmt in registered_formats()}
+FORMATS = {fmt.name: fmt for fmt in BUILT_IN}
 
 
 def _record(name: str) -> BaseModel:

@@ -190,6 +190,7 @@ PUBLIC: dict[str, list[str]] = {
     "agentruns.formats": [
         "AGENTRUN",
         "AgentRunFormat",
+        "BUILT_IN",
         "CORTEX",
         "CortexFormat",
         "PORTABLE",

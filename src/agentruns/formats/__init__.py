@@ -2,13 +2,26 @@
 
 from __future__ import annotations
 
-from agentruns.conversion import register
+from typing import Any
+
+from agentruns.conversion import Format, register
 from agentruns.formats.agentrun import AGENTRUN, AgentRunFormat
 from agentruns.formats.cortex import CORTEX, CortexFormat
 from agentruns.formats.portable import PORTABLE, PortableFormat
 
-register(PORTABLE)
-register(CORTEX)
-register(AGENTRUN)
+BUILT_IN: tuple[Format[Any], ...] = (AGENTRUN, CORTEX, PORTABLE)
+"""The formats agentruns ships, by name (plugins register more)."""
 
-__all__ = ["AGENTRUN", "CORTEX", "PORTABLE", "AgentRunFormat", "CortexFormat", "PortableFormat"]
+for _fmt in BUILT_IN:
+    register(_fmt)
+del _fmt
+
+__all__ = [
+    "AGENTRUN",
+    "BUILT_IN",
+    "CORTEX",
+    "PORTABLE",
+    "AgentRunFormat",
+    "CortexFormat",
+    "PortableFormat",
+]
