@@ -403,13 +403,27 @@ def _varied_records(path: Path, count: int) -> Path:
     return path
 
 
-def test_a_full_disk_during_an_export_leaves_no_table_and_no_folder(tmp_path: Path) -> None:
+@pytest.mark.parametrize("nested", ["tables", "made/for/tables"])
+def test_a_full_disk_during_an_export_leaves_no_table_and_no_folder(
+    nested: str, tmp_path: Path
+) -> None:
     source = _varied_records(tmp_path / "in.jsonl", 3000)
-    folder = tmp_path / "tables"
+    folder = tmp_path / nested
     result = agentruns("export", str(source), "-o", str(folder), preexec=_small_disk)
     assert result.returncode == 74
     assert "File too large" in result.stderr
-    assert not folder.exists()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["in.jsonl"]  # no folder it made
+
+
+@pytest.mark.parametrize("taken", ["file", "file/below"])
+def test_an_export_into_what_cannot_be_a_folder_is_refused_before_reading(
+    taken: str, tmp_path: Path
+) -> None:
+    (tmp_path / "file").write_text("mine\n")
+    result = agentruns("export", str(tmp_path / "missing.jsonl"), "-o", str(tmp_path / taken))
+    assert result.returncode == 2
+    assert "no such file" not in result.stderr  # refused before any input was looked at
+    assert (tmp_path / "file").read_text() == "mine\n"
 
 
 def test_a_full_disk_during_an_export_keeps_the_previous_tables(tmp_path: Path) -> None:

@@ -134,3 +134,20 @@ def test_show_to_a_reader_that_closes_the_pipe_early(tmp_path: Path) -> None:
     process.stdout.readline()
     process.stdout.close()
     assert process.wait(timeout=120) == 141
+
+
+def test_a_bug_of_ours_is_one_line_and_its_own_exit_code(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from agentruns import cli
+
+    def broken(*args: object, **kwargs: object) -> None:
+        raise RuntimeError("a bug")
+
+    monkeypatch.delenv("AGENTRUNS_TRACEBACK", raising=False)
+    monkeypatch.setattr(cli.main, "main", broken)
+    with pytest.raises(SystemExit) as ended:
+        cli.run()
+    assert ended.value.code == cli.EXIT_SOFTWARE
+    said = capsys.readouterr().err
+    assert said == "internal error (RuntimeError: a bug); please report it\n"

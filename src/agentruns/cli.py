@@ -16,6 +16,7 @@ import sys
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack
 from functools import partial
+from pathlib import Path
 from types import FrameType
 from typing import IO, TYPE_CHECKING, NoReturn
 
@@ -51,6 +52,7 @@ __all__ = [
     "EXIT_INVALID",
     "EXIT_IO",
     "EXIT_OK",
+    "EXIT_SOFTWARE",
     "EXIT_USAGE",
     "main",
     "run",
@@ -95,13 +97,16 @@ EXIT_USAGE = 2
 EXIT_IO = 74
 """An output could not be written to the end (a full disk, an I/O error); sysexits' EX_IOERR.
 Nothing is left behind: no temporary file, the previous output as it was."""
+EXIT_SOFTWARE = 70
+"""A bug of agentruns' own (sysexits' EX_SOFTWARE): said in one line, never a traceback
+(``AGENTRUNS_TRACEBACK=1`` shows it, for a report)."""
 EXIT_HANGUP, EXIT_INTERRUPTED, EXIT_TERMINATED = 129, 130, 143
 """128 + the signal's number, as shells report a death by signal (SIGHUP, SIGINT, SIGTERM)."""
 
 _EPILOG = (
     "Exit codes: 0 ok; 1 invalid or unreadable input; 2 usage error (bad options, a refused "
-    "output); 74 an output could not be written (disk full); 129/130/143 stopped by "
-    "SIGHUP/Ctrl-C/SIGTERM (no output file written)."
+    "output); 70 a bug of ours; 74 an output could not be written (disk full); 129/130/143 "
+    "stopped by SIGHUP/Ctrl-C/SIGTERM (no output file written); 141 the reader of stdout left."
 )
 _COMPLETION = (
     'Shell completion: eval "$(_AGENTRUNS_COMPLETE=bash_source agentruns)" in ~/.bashrc '
@@ -802,6 +807,7 @@ def export_command(
         refuse_overlaps(inputs, named)
     except OutputError as error:
         raise _Usage(str(error)) from None
+    _refuse_folder(folder)
     report = Reporter("text", max_errors, err=True)
     tally = Tally()
     layout: Layout | None = "jsonl" if jsonl else None
@@ -837,6 +843,18 @@ def export_command(
         + report.summary("--rejects FILE keeps every one; --max-errors 0 prints all")
     )
     sys.exit(EXIT_INVALID if tally.rejected or tally.unreadable else EXIT_OK)
+
+
+def _refuse_folder(folder: str) -> None:
+    """An output folder that cannot be one is a usage error, before any input is read."""
+    path = Path(folder)
+    existing = next((p for p in (path, *path.parents) if p.exists()), None)
+    if path.exists() and not path.is_dir():
+        raise _Usage(f"-o {printable(folder)}: exists and is not a folder")
+    if existing is not None and not existing.is_dir():
+        raise _Usage(f"-o {printable(folder)}: {printable(str(existing))} is not a folder")
+    if existing is not None and not os.access(existing, os.W_OK | os.X_OK):
+        raise _Usage(f"-o {printable(folder)}: {printable(str(existing))} cannot be written")
 
 
 def _blocks(raws: Iterator[Raw], size: int) -> Iterator[list[Raw]]:
@@ -963,4 +981,10 @@ def run() -> None:
     except OSError as error:  # reading failed half way (an I/O error), say
         _err(printable(f"error: {error.strerror or error}: {error.filename or ''}".rstrip(": ")))
         sys.exit(EXIT_IO)
+    except Exception as error:  # a bug: one line, the code for it, nothing left behind
+        if os.environ.get("AGENTRUNS_TRACEBACK"):
+            raise
+        text = " ".join(str(error).split())[:300]
+        _err(printable(f"internal error ({type(error).__name__}: {text}); please report it"))
+        sys.exit(EXIT_SOFTWARE)
     sys.exit(code if isinstance(code, int) else EXIT_OK)  # --help, --version

@@ -394,7 +394,8 @@ class ParquetExport:
         import pyarrow.parquet as pq
 
         self.folder = Path(folder)
-        self._made = not self.folder.exists()  # a folder made here goes again on abort
+        # the folders made here (the folder and any missing parents) go again on abort
+        self._made = [p for p in (self.folder, *self.folder.parents) if not p.exists()]
         self.folder.mkdir(parents=True, exist_ok=True)
         self._ids = RunIds()
         self._paths = {name: self.folder / f"{name}.parquet" for name in ("runs", "steps")}
@@ -443,6 +444,8 @@ class ParquetExport:
                 writer.close()
         for temporary in self._temporary.values():
             temporary.unlink(missing_ok=True)
-        if self._made:
-            with contextlib.suppress(OSError):  # not empty: something else was put there
-                self.folder.rmdir()
+        for made in self._made:  # deepest first
+            try:
+                made.rmdir()
+            except OSError:  # not empty: something else was put there
+                break
