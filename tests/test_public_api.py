@@ -51,7 +51,15 @@ PUBLIC: dict[str, list[str]] = {
         "validate_lines",
     ],
     "agentruns.canonical": ["FIELDS", "Run", "STEP_FAILED", "Status", "Step"],
-    "agentruns.cli": ["EXIT_INVALID", "EXIT_IO", "EXIT_OK", "EXIT_USAGE", "main", "run"],
+    "agentruns.cli": [
+        "EXIT_INVALID",
+        "EXIT_IO",
+        "EXIT_OK",
+        "EXIT_SOFTWARE",
+        "EXIT_USAGE",
+        "main",
+        "run",
+    ],
     "agentruns.conversion": [
         "CARRY_VERSION",
         "Conversion",
