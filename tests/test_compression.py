@@ -158,3 +158,49 @@ def test_a_compressed_transcript_imports_as_the_plain_one(tmp_path: Path) -> Non
     packed = tmp_path / "codex-events.jsonl.gz"
     packed.write_bytes(gzip.compress(sample.read_bytes()))
     assert read(packed) == read(sample)
+
+
+def _bomb(path: Path, kind: str, gib: int) -> Path:
+    """A valid record, ``gib`` GiB of NUL bytes on one line, a valid record: a few hundred
+    kilobytes (zstd) or a few megabytes (gzip) compressed."""
+    line = json.dumps(
+        json.loads((Path(__file__).parent / "fixtures" / "cortex.min.json").read_text())
+    )
+    zeros = b"\0" * (1 << 24)
+    with path.open("wb") as sink:
+        if kind == "zst":
+            stream = zstandard.ZstdCompressor(level=1).stream_writer(sink, closefd=False)
+        else:
+            stream = gzip.GzipFile(fileobj=sink, mode="wb", compresslevel=1)
+        with stream:
+            stream.write(line.encode() + b"\n")
+            for _ in range(64 * gib):
+                stream.write(zeros)
+            stream.write(b"\n" + line.encode() + b"\n")
+    return path
+
+
+@pytest.mark.parametrize(("kind", "gib"), [("zst", 2), ("gz", 1)])
+def test_an_archive_that_expands_past_memory_costs_only_its_long_line(
+    kind: str, gib: int, tmp_path: Path
+) -> None:
+    import resource
+
+    bomb = _bomb(tmp_path / f"bomb.jsonl.{kind}", kind, gib)
+    assert bomb.stat().st_size < 8 << 20  # a thousandth of what it expands to, or less
+
+    def limited() -> None:  # less address space than the archive expands to
+        resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30))
+
+    script = str(Path(sys.executable).parent / "agentruns")
+    result = subprocess.run(
+        [script, "validate", "--max-record-size", "1000000", str(bomb)],
+        capture_output=True,
+        text=True,
+        preexec_fn=limited,
+        check=False,
+        timeout=300,
+    )
+    assert "MemoryError" not in result.stdout + result.stderr
+    assert result.returncode == 1
+    assert "3 records: 2 valid, 1 invalid" in result.stderr

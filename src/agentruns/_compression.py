@@ -65,13 +65,23 @@ class _Decompressor(Protocol):
 class _FrameReader(io.RawIOBase):
     """Decompresses frames (gzip members, zstd frames) one after another, handing out every
     byte decompressed so far; ``EOFError`` when the input ends inside a frame. (GzipFile
-    drops the data of the read that meets the cut; zstandard's reader ends quietly.)"""
+    drops the data of the read that meets the cut; zstandard's reader ends quietly.)
 
-    def __init__(self, source: IO[bytes], start: Callable[[], _Decompressor], name: str) -> None:
+    Memory stays bounded whatever the input expands to: compressed bytes are fed ``step`` at
+    a time, and no more once ``_TARGET`` decompressed bytes wait to be read, so a bomb (a
+    megabyte that expands to gigabytes) costs no more than an ordinary file, and the line
+    reader above applies ``--max-record-size`` to what comes out."""
+
+    def __init__(
+        self, source: IO[bytes], start: Callable[[], _Decompressor], name: str, step: int
+    ) -> None:
         self._source = source
         self._start = start
         self._name = name
+        self._step = step
         self._decompressor = start()
+        self._input = b""
+        self._consumed = 0  # how much of _input was fed
         self._pending = b""
         self._offset = 0  # how much of _pending was handed out (slicing would copy the rest)
         self._inside = False  # within a frame: some of its bytes were read
@@ -81,27 +91,48 @@ class _FrameReader(io.RawIOBase):
 
     def readinto(self, buffer: memoryview) -> int:  # type: ignore[override]
         while self._offset >= len(self._pending):
-            chunk = self._source.read(_CHUNK)
-            if not chunk:
-                if self._inside:
-                    raise EOFError(f"{self._name} stream ended before the end of its frame")
-                return 0
-            self._pending, self._offset = b"", 0
-            self._feed(chunk)
+            if self._consumed >= len(self._input):
+                chunk = self._source.read(_CHUNK)
+                if not chunk:
+                    if self._inside:
+                        raise EOFError(f"{self._name} stream ended before the end of its frame")
+                    return 0
+                self._input, self._consumed = chunk, 0
+            self._pending, self._offset = self._decompressed(), 0
         size = min(len(buffer), len(self._pending) - self._offset)
         buffer[:size] = memoryview(self._pending)[self._offset : self._offset + size]
         self._offset += size
         return size
 
-    def _feed(self, chunk: bytes) -> None:
-        while chunk:
-            self._inside = True
-            self._pending += self._decompressor.decompress(chunk)
-            if not self._decompressor.eof:
-                return
-            chunk = self._decompressor.unused_data
-            self._decompressor = self._start()
-            self._inside = False
+    def _decompressed(self) -> bytes:
+        """Up to about ``_TARGET`` bytes from the input not yet fed (maybe none)."""
+        pieces: list[bytes] = []
+        size = 0
+        while size < _TARGET and self._consumed < len(self._input):
+            end = self._consumed + self._step
+            chunk = self._input[self._consumed : end]
+            self._consumed = min(end, len(self._input))
+            while chunk:
+                self._inside = True
+                piece = self._decompressor.decompress(chunk)
+                pieces.append(piece)
+                size += len(piece)
+                if not self._decompressor.eof:
+                    break
+                chunk = self._decompressor.unused_data
+                self._decompressor = self._start()
+                self._inside = False
+        return b"".join(pieces)
+
+
+_TARGET = 1 << 20
+"""Decompressed bytes made ready at a time (then the reader hands them out)."""
+
+# The most a compressed byte can expand to bounds what one step makes: deflate about 1032
+# times, zstd about 43,690 (a 3-byte block header and 1 byte for a 128 KiB run), so a step
+# makes at most some 8 MiB (gzip) or 11 MiB (zstd) beyond the target.
+_GZIP_STEP = 8 << 10
+_ZSTD_STEP = 256
 
 
 def _gzip_member() -> _Decompressor:
@@ -111,14 +142,14 @@ def _gzip_member() -> _Decompressor:
 def reader(kind: Compression, source: IO[bytes], buffer: int) -> IO[bytes]:
     """A buffered, line-readable stream of the decompressed bytes of ``source``."""
     if kind == "gzip":
-        return io.BufferedReader(_FrameReader(source, _gzip_member, "gzip"), buffer)
+        return io.BufferedReader(_FrameReader(source, _gzip_member, "gzip", _GZIP_STEP), buffer)
     zstd = _zstandard()
 
     def frame() -> _Decompressor:
         started: _Decompressor = zstd.ZstdDecompressor().decompressobj()
         return started
 
-    return io.BufferedReader(_FrameReader(source, frame, "zstd"), buffer)
+    return io.BufferedReader(_FrameReader(source, frame, "zstd", _ZSTD_STEP), buffer)
 
 
 class Compressor:
