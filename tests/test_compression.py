@@ -8,6 +8,7 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 import zstandard
@@ -168,10 +169,11 @@ def _bomb(path: Path, kind: str, gib: int) -> Path:
     )
     zeros = b"\0" * (1 << 24)
     with path.open("wb") as sink:
-        if kind == "zst":
-            stream = zstandard.ZstdCompressor(level=1).stream_writer(sink, closefd=False)
-        else:
-            stream = gzip.GzipFile(fileobj=sink, mode="wb", compresslevel=1)
+        stream: Any = (
+            zstandard.ZstdCompressor(level=1).stream_writer(sink, closefd=False)
+            if kind == "zst"
+            else gzip.GzipFile(fileobj=sink, mode="wb", compresslevel=1)
+        )
         with stream:
             stream.write(line.encode() + b"\n")
             for _ in range(64 * gib):

@@ -151,3 +151,43 @@ def test_a_bug_of_ours_is_one_line_and_its_own_exit_code(
     assert ended.value.code == cli.EXIT_SOFTWARE
     said = capsys.readouterr().err
     assert said == "internal error (RuntimeError: a bug); please report it\n"
+
+
+def _nested(depth: int) -> dict[str, Any]:
+    value: Any = "x"
+    for _ in range(depth):
+        value = {"a": value}
+    record = json.loads(json.dumps(AGENTRUN))
+    record["steps"][0]["input"] = {"d": value}
+    return dict(record)
+
+
+@pytest.mark.parametrize("depth", [255, 300, 2000])
+def test_a_value_nested_too_deep_is_rejected_saying_so(depth: int) -> None:
+    from agentruns.batch import validate_document
+    from agentruns.io import Raw
+
+    sys.setrecursionlimit(max(sys.getrecursionlimit(), 10_000))  # to write the document
+    outcome = validate_document(Raw("deep.json", 1, json.dumps(_nested(depth)).encode()))
+    assert not outcome.accepted
+    assert any("nested too deep" in message for _, message in outcome.problems)
+
+
+@pytest.mark.parametrize("depth", range(240, 255, 2))
+def test_a_record_valid_near_the_nesting_limit_converts_and_reports_what_it_cannot_carry(
+    depth: int,
+) -> None:
+    from agentruns.batch import convert_document, validate_document
+    from agentruns.io import Raw
+
+    raw = Raw("deep.json", 1, json.dumps(_nested(depth)).encode())
+    assert validate_document(raw).accepted
+    for to in ("cortex", "portable", "agentrun"):
+        outcome = convert_document(raw, to=to, report=True)
+        if not outcome.accepted:  # the target's writer cannot go as deep: said, not a crash
+            ((_, said),) = outcome.problems
+            assert said.startswith(f"the {to} record cannot be written"), said
+            continue
+        if to == "cortex":  # the step's input has no cortex place: carried, or (too deep) lost
+            report = json.loads(outcome.report or b"{}")
+            assert {loss["pointer"] for loss in report.get("losses", [])} <= {"/steps"}

@@ -28,7 +28,7 @@ from pydantic import BaseModel
 from agentruns._workers import OrderedMap, available_cpus
 from agentruns.conversion import Conversion, convert, format_named
 from agentruns.detect import MODELS, detect
-from agentruns.errors import InputError, LossError
+from agentruns.errors import ConversionError, InputError, LossError
 from agentruns.io import (
     MAX_RECORD_SIZE,
     Layout,
@@ -168,6 +168,8 @@ def convert_document(
     except LossError as error:
         said = f"converting {name} to {to} would lose {len(error.losses)} values (--strict)"
         return Outcome(name, (("", said), *((loss.pointer, loss.reason) for loss in error.losses)))
+    except ConversionError as error:  # no record of the target format can hold this run
+        return Outcome(name, (("", str(error)),))
     target = result.target
     if target is model:
         # a conversion to the record's own format that changes nothing: the record as it was
@@ -178,7 +180,11 @@ def convert_document(
     else:
         # the serializer's own bytes: model_dump_json() would decode them to str, and writing
         # would encode them again (two copies of every record)
-        output = target.__pydantic_serializer__.to_json(target) + b"\n"
+        try:
+            output = target.__pydantic_serializer__.to_json(target) + b"\n"
+        except ValueError as error:  # pydantic's serializer stops at its depth limit
+            said = f"the {to} record cannot be written: {' '.join(str(error).split())[:200]}"
+            return Outcome(name, (("", said),))
     wanted = report and (result.losses or result.derived)
     return Outcome(
         name,

@@ -357,12 +357,13 @@ def _convert(
     returned = source.read(source.write(back).record)
     differing = [name for name in unheld if getattr(returned, name) != getattr(run, name)]
     if differing:
-        kept = target.carry(result, _carry_payload(source.name, run, differing))
+        kept, uncarried = _carried(target, result, source.name, run, differing)
         if kept is None:
-            for name in differing:
-                losses += _losses(source, target, name, run, returned)
+            uncarried = differing
         else:
             result = kept
+        for name in uncarried:
+            losses += _losses(source, target, name, run, returned)
     if strict and losses:
         raise LossError(source.name, target.name, _in_order(losses))
     return Conversion(result, _in_order(losses), written.derived)
@@ -511,6 +512,32 @@ def _carried_fields(payload: dict[str, JsonValue]) -> dict[str, Any]:
     update: dict[str, Any] = {name: getattr(restored, name) for name in fields}
     update.update({str(name): MISSING for name in absent})
     return update
+
+
+def _carried(
+    target: Format[Any], record: BaseModel, origin: str, run: Run, names: list[str]
+) -> tuple[BaseModel | None, list[str]]:
+    """The record carrying ``names`` (None where the format has no place), and the names it
+    could not carry: a value nested too deep for the target's models to hold is left out
+    and reported, the others are still carried."""
+    try:
+        return target.carry(record, _carry_payload(origin, run, names)), []
+    except (ValueError, RecursionError):  # some value nests too deep to carry
+        pass
+    fits = []
+    for name in names:
+        try:
+            target.carry(record, _carry_payload(origin, run, [name]))
+            fits.append(name)
+        except (ValueError, RecursionError):
+            continue
+    uncarried = [name for name in names if name not in fits]
+    try:
+        return (
+            target.carry(record, _carry_payload(origin, run, fits)) if fits else record
+        ), uncarried
+    except (ValueError, RecursionError):  # together too deep after all: carry none
+        return record, names
 
 
 def _in_order(losses: list[Loss]) -> tuple[Loss, ...]:

@@ -399,8 +399,31 @@ def error_pointers(error: ValidationError, value: JsonValue) -> list[tuple[str, 
             elif isinstance(node, dict) and isinstance(step, str) and item["type"] in _KEY_ERRORS:
                 tokens.append(step)  # the key that is missing or not allowed
         pointer = "".join("/" + t.replace("~", "~0").replace("/", "~1") for t in tokens)
-        found.append((pointer, item["msg"]))
+        message = item["msg"]
+        if item["type"] == "invalid-json-value" and _depth(node, _TOO_DEEP) >= _TOO_DEEP:
+            # pydantic-core's recursion guard, behind the JSON value's own error
+            message = f"nested too deep to validate (more than {_TOO_DEEP} levels)"
+        found.append((pointer, message))
     return found
+
+
+_TOO_DEEP = 200
+"""Nesting beyond which an invalid JSON value is one pydantic-core would not descend into
+(its guard stops at about 250 levels in all, the record's own included)."""
+
+
+def _depth(value: JsonValue, limit: int) -> int:
+    """How deep ``value`` nests, counted up to ``limit`` (without recursion)."""
+    deepest = 0
+    pending: list[tuple[JsonValue, int]] = [(value, 0)]
+    while pending and deepest < limit:
+        node, depth = pending.pop()
+        deepest = max(deepest, depth)
+        children = (
+            node.values() if isinstance(node, dict) else node if isinstance(node, list) else ()
+        )
+        pending.extend((child, depth + 1) for child in children)
+    return deepest
 
 
 _KEY_ERRORS = frozenset({"missing", "extra_forbidden"})
