@@ -51,15 +51,22 @@ class Writing(Generic[K]):
     object of the row (the run, or the step of a list item) and its position in its list, and
     where to note a value they derive (at the JSON pointer of the field being written)."""
 
-    __slots__ = ("derived", "of", "pointer", "position", "run")
+    __slots__ = ("at", "derived", "field", "of", "position", "run")
 
     def __init__(self, run: Run, of: K, derived: list[Derived], position: int = 0) -> None:
         self.run = run
         self.of = of
         self.derived = derived
         self.position = position
-        self.pointer = ""
-        """The target pointer of the field being written (set by the table before each row)."""
+        self.at = ""
+        self.field = ""
+        # the object and field being written, set by the table before each row (joined into
+        # a pointer only when one is needed: most rows derive nothing)
+
+    @property
+    def pointer(self) -> str:
+        """The target pointer of the field being written."""
+        return f"{self.at}/{self.field}" if self.field else self.at
 
     def item(self, of: T, position: int) -> Writing[T]:
         """The writing of one item of a list (a step), at its position."""
@@ -152,6 +159,8 @@ class Row(Generic[M, K]):
 
     field: str
     """The model's field (the Python name)."""
+    wire: str
+    """Its name in documents (its alias, if it has one), escaped for a JSON pointer."""
     target: str | None
     """The canonical field it is read into (None: a constant, or an object read by a table)."""
     read: Callable[[M, dict[str, object]], None]
@@ -164,6 +173,12 @@ class Row(Generic[M, K]):
     """The table's fields are the canonical fields of this row's own table (an object such as
     AgentRun ``result`` that groups fields of the run)."""
     doc: str = ""
+    reader: Callable[[Any], Any] | None = None
+    """The row's conversion to the canonical value (None: the value as it is)."""
+    writer: Callable[[Any, Writing[Any]], Any] | None = None
+    """The row's conversion back (None: the value as it is)."""
+    value: object = None
+    """What a constant row always writes."""
 
 
 _Empty = Literal["missing", "empty"]
@@ -187,6 +202,7 @@ class Crosswalk(Generic[M, K]):
         self.rows: list[Row[M, K]] = []
         self.fixed: dict[str, object] = {}
         self.extras: _Extras[K] | None = None
+        self._compiled: _Compiled[M, K] | None = None
 
     # -- declaring ----------------------------------------------------------------------
 
@@ -231,7 +247,24 @@ class Crosswalk(Generic[M, K]):
                 fields[name] = value
 
         doc = _first_paragraph(write.__doc__) if write is not _same else ""
-        self.rows.append(Row(name, into, read_row, write_row, whole=whole, table=table, doc=doc))
+        token = self._token(name)
+        reader = None if read is kept else read
+        writer = None if write is _same else write
+        self.rows.append(
+            Row(
+                name,
+                token,
+                into,
+                read_row,
+                write_row,
+                whole=whole,
+                table=table,
+                doc=doc,
+                reader=reader,
+                writer=writer,
+            )
+        )
+        self._compiled = None
 
     def constant(self, source: Source[M, V], value: V) -> None:
         """A field that always holds ``value`` (a schema version): written, nothing to read."""
@@ -243,7 +276,18 @@ class Crosswalk(Generic[M, K]):
         def write_row(canonical: K, writing: Writing[K], fields: dict[str, object]) -> None:
             fields[name] = value
 
-        self.rows.append(Row(name, None, read_row, write_row, doc=f"always {value!r}"))
+        self.rows.append(
+            Row(
+                name,
+                self._token(name),
+                None,
+                read_row,
+                write_row,
+                doc=f"always {value!r}",
+                value=value,
+            )
+        )
+        self._compiled = None
 
     def nested(self, source: Source[M, N | MISSING], table: Crosswalk[N, K]) -> None:
         """An object whose fields are canonical fields of this table's (AgentRun ``result``):
@@ -259,7 +303,10 @@ class Crosswalk(Generic[M, K]):
             if table.holds(canonical):
                 fields[name] = table.write(canonical, writing, writing.pointer)
 
-        self.rows.append(Row(name, None, read_row, write_row, table=table, nested=True))
+        self.rows.append(
+            Row(name, self._token(name), None, read_row, write_row, table=table, nested=True)
+        )
+        self._compiled = None
 
     def keep_extras(
         self,
@@ -274,18 +321,21 @@ class Crosswalk(Generic[M, K]):
         reserved ones (a carry payload); ``written`` says of which canonical objects they are
         written back (a cortex event's extras, not another kind of step's fields)."""
         self.extras = _Extras(target.name, skip, empty, written)
+        self._compiled = None
 
     def fix(self, **values: object) -> None:
         """Canonical fields every record of this model reads as (a cortex event is a step of
         kind ``event``)."""
         self.fixed.update(values)
+        self._compiled = None
 
     # -- reading and writing -------------------------------------------------------------
 
     def read_into(self, record: M, fields: dict[str, object]) -> None:
-        fields.update(self.fixed)
-        for row in self.rows:
-            row.read(record, fields)
+        """Put the canonical fields the record holds into ``fields``."""
+        self._plan().read_into(record, fields)
+
+    def _read_extras(self, record: M, fields: dict[str, object]) -> None:
         extras = self.extras
         if extras is not None:
             found = record.model_extra or {}
@@ -310,23 +360,27 @@ class Crosswalk(Generic[M, K]):
 
     def holds(self, canonical: K) -> bool:
         """Whether ``canonical`` has any value this table writes (so its object is written)."""
-        names = [row.target for row in self.rows if row.target is not None]
-        if self.extras is not None:
-            names.append(self.extras.target)
-        return any(getattr(canonical, name) is not MISSING for name in names)
+        return self._plan().holds(canonical)
 
     def write(self, canonical: K, writing: Writing[K], at: str = "") -> M:
         """The model for ``canonical``; what it must derive is noted under pointer ``at``."""
-        fields: dict[str, object] = {}
-        for row in self.rows:
-            writing.pointer = f"{at}/{self.wire(row.field)}"
-            row.write(canonical, writing, fields)
+        return self._plan().write(canonical, writing, at)
+
+    def _write_extras(self, canonical: K, fields: dict[str, object]) -> None:
         extras = self.extras
         if extras is not None and (extras.written is None or extras.written(canonical)):
             fields.update(extras_for(self.model, getattr(canonical, extras.target)))
-        return self.model(**fields)
+
+    def _plan(self) -> _Compiled[M, K]:
+        compiled = self._compiled
+        if compiled is None:
+            compiled = self._compiled = _compile(self)
+        return compiled
 
     # -- what the rows say ---------------------------------------------------------------
+
+    def _token(self, name: str) -> str:
+        return _escape(self.wire(name))
 
     def wire(self, name: str) -> str:
         """The field's name in documents (its alias, if it has one)."""
@@ -336,7 +390,7 @@ class Crosswalk(Generic[M, K]):
     def pointers(self, at: str = "") -> Iterator[tuple[str, str]]:
         """(canonical field, JSON pointer of its source value) for every field read."""
         for row in self.rows:
-            where = f"{at}/{_escape(self.wire(row.field))}"
+            where = f"{at}/{row.wire}"
             if row.target is not None:
                 yield row.target, where
             if row.nested and row.table is not None:
@@ -401,3 +455,76 @@ def _declared(model: type[BaseModel]) -> frozenset[str]:
                     names.add(alias)
         found = _DECLARED[model] = frozenset(names)
     return found
+
+
+# -- compiling a table ------------------------------------------------------------------------
+# A table is read and written for every record, field by field: interpreting the rows costs
+# three Python calls a field (the row, the accessor, the conversion). As dataclasses and attrs
+# do, each table's reader and writer are generated once, as Python source from its rows: an
+# attribute read and a test for the fields taken as they are, a call only where a row has a
+# conversion. The rows stay the one declaration; this is how they are run.
+
+
+@dataclass(frozen=True, slots=True)
+class _Compiled(Generic[M, K]):
+    read_into: Callable[[M, dict[str, object]], None]
+    write: Callable[[K, Writing[K], str], M]
+    holds: Callable[[K], bool]
+
+
+def _compile(table: Crosswalk[M, K]) -> _Compiled[M, K]:
+    names: dict[str, object] = {"MISSING": MISSING, "MODEL": table.model, "TABLE": table}
+    read = ["def read_into(record, fields):"]
+    if table.fixed:
+        names["FIXED"] = dict(table.fixed)
+        read.append("    fields.update(FIXED)")
+    write = ["def write(canonical, writing, at):", "    fields = {}"]
+    held: list[str] = []
+    for number, row in enumerate(table.rows):
+        if row.nested:
+            names[f"T{number}"] = row.table
+            read += [
+                f"    v = record.{row.field}",
+                "    if v is not MISSING:",
+                f"        T{number}.read_into(v, fields)",
+            ]
+            write += [
+                f"    if T{number}.holds(canonical):",
+                f"        writing.at, writing.field = at, {row.wire!r}",
+                f"        fields[{row.field!r}] = T{number}.write(",
+                "            canonical, writing, writing.pointer",
+                "        )",
+            ]
+            held.append(f"T{number}.holds(canonical)")
+            continue
+        if row.target is None:  # a constant
+            names[f"C{number}"] = row.value
+            write.append(f"    fields[{row.field!r}] = C{number}")
+            continue
+        held.append(f"canonical.{row.target} is not MISSING")
+        if row.reader is None:
+            read.append(f"    v = record.{row.field}")
+        else:
+            names[f"R{number}"] = row.reader
+            read.append(f"    v = R{number}(record.{row.field})")
+        read += ["    if v is not MISSING:", f"        fields[{row.target!r}] = v"]
+        if row.writer is None:
+            write.append(f"    v = canonical.{row.target}")
+        else:
+            names[f"W{number}"] = row.writer
+            write += [
+                f"    writing.at, writing.field = at, {row.wire!r}",
+                f"    v = W{number}(canonical.{row.target}, writing)",
+            ]
+        write += ["    if v is not MISSING:", f"        fields[{row.field!r}] = v"]
+    if table.extras is not None:
+        read.append("    TABLE._read_extras(record, fields)")
+        write.append("    TABLE._write_extras(canonical, fields)")
+        held.append(f"canonical.{table.extras.target} is not MISSING")
+    if len(read) == 1:
+        read.append("    return None")
+    write.append("    return MODEL(**fields)")
+    holds = ["def holds(canonical):", f"    return {' or '.join(held) or 'False'}"]
+    source = "\n".join([*read, "", *write, "", *holds]) + "\n"
+    exec(compile(source, f"<crosswalk {table.model.__name__}>", "exec"), names)
+    return _Compiled(names["read_into"], names["write"], names["holds"])  # type: ignore[arg-type]
