@@ -172,3 +172,33 @@ def test_an_output_that_is_an_input_is_refused_before_anything_runs(
     with pytest.raises(OutputError):
         convert_files(client, inputs, "portable", inputs[0])
     assert Path(inputs[0]).read_bytes() == before
+
+
+def test_the_cluster_refuses_several_records_in_one_json_output_as_the_command_does(
+    client: Client, inputs: list[str], tmp_path: Path
+) -> None:
+    from agentruns.errors import OutputError
+
+    command = CliRunner().invoke(
+        main, ["convert", "-q", "--to", "portable", *inputs, "-o", str(tmp_path / "one.json")]
+    )
+    assert command.exit_code == 2
+    assert "several records cannot be one JSON document" in command.output
+    with pytest.raises(OutputError, match="several records cannot be one JSON document"):
+        convert_files(client, inputs, "portable", str(tmp_path / "dask.json"), part_bytes=4096)
+    assert not (tmp_path / "one.json").exists()
+    assert not (tmp_path / "dask.json").exists()
+    assert [p.name for p in tmp_path.iterdir() if p.name.endswith(".partial")] == []
+
+
+def test_a_json_output_that_gets_no_record_is_not_written_on_the_cluster_either(
+    client: Client, tmp_path: Path
+) -> None:
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text("")
+    local, remote = tmp_path / "local.json", tmp_path / "dask.json"
+    CliRunner().invoke(main, ["convert", "-q", "--to", "portable", str(empty), "-o", str(local)])
+    tally = convert_files(client, [str(empty)], "portable", str(remote))
+    assert tally.records == 0
+    assert not local.exists()
+    assert not remote.exists()

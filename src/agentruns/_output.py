@@ -14,6 +14,7 @@ from __future__ import annotations
 import os
 import stat
 import tempfile
+from collections.abc import Sequence
 from pathlib import Path
 from typing import IO
 
@@ -163,6 +164,40 @@ def _identity(path: str) -> tuple[str, object]:
     except OSError:
         return "path", resolved
     return "inode", (info.st_dev, info.st_ino)
+
+
+class Records:
+    """Where converted records go: JSON Lines, or one JSON document (a ``.json`` output, or
+    a single JSON input on stdout). The one place the policy lives, for the command and the
+    cluster alike: a second record cannot join a JSON document (``OutputError``), and a JSON
+    output that got no record is not written (an empty file is no JSON document)."""
+
+    def __init__(self, out: IO[bytes] | Output, *, lines: bool) -> None:
+        self.out = out
+        self.lines = lines
+        self.count = 0
+
+    def write(self, record: bytes) -> None:
+        """Write one record (its line, newline included); ``OSError`` as the stream gives it."""
+        if self.count and not self.lines:
+            raise OutputError("several records cannot be one JSON document; write a .jsonl output")
+        self.count += 1
+        self.out.write(record)
+
+    def finish(self) -> None:
+        """Before committing: leave out a JSON output that got no record."""
+        if isinstance(self.out, Output) and not self.lines and not self.count and self.out.replaces:
+            self.out.abort()
+
+
+def writes_lines(output: str, inputs: Sequence[str], jsonl: bool) -> bool:
+    """Whether converted records are written as JSON Lines: when the output file's name says
+    so, or, on stdout or a FIFO or device, when any input is JSONL (or ``jsonl`` is asked)."""
+    from agentruns.io import layout_of
+
+    if output == "-" or not is_regular_or_new(output):
+        return jsonl or any(layout_of(path) == "jsonl" for path in inputs)
+    return layout_of(output) == "jsonl"
 
 
 def is_regular_or_new(path: str) -> bool:

@@ -22,7 +22,7 @@ from typing import IO, TYPE_CHECKING, NoReturn
 
 import click
 
-from agentruns._output import Output, is_regular_or_new, refuse_overlaps
+from agentruns._output import Output, Records, refuse_overlaps, writes_lines
 from agentruns._report import OUTPUT_FORMATS, Kind, OutputFormat, Reporter
 from agentruns._serialize import json_chunks
 from agentruns._text import printable
@@ -41,7 +41,6 @@ from agentruns.io import (
     MAX_RECORD_SIZE,
     Layout,
     Raw,
-    layout_of,
     read_raw,
     read_records,
 )
@@ -408,12 +407,7 @@ def convert_command(
     standard error.
     """
     layout: Layout | None = "jsonl" if jsonl else None
-    # JSON Lines out when the output file says so, or, on stdout or a FIFO or device, when
-    # any input is JSONL
-    if output == "-" or not is_regular_or_new(output):
-        lines_out = jsonl or any(layout_of(p) == "jsonl" for p in inputs)
-    else:
-        lines_out = layout_of(output) == "jsonl"
+    lines_out = writes_lines(output, inputs, jsonl)
     named = {"-o": output, "--rejects": rejects or "-", "--losses": losses or "-"}
     try:
         refuse_overlaps(inputs, named)  # before anything is read or written
@@ -422,6 +416,7 @@ def convert_command(
     messages = Reporter(shape, max_errors, quiet, err=True)
     with ExitStack() as stack:
         out = _open_output(output, stack)
+        records = Records(out, lines=lines_out)
         reject_out = _open_output(rejects, stack) if rejects else None
         loss_out = _open_output(losses, stack) if losses else None
         each_loss = shape != "text"
@@ -447,19 +442,17 @@ def convert_command(
                 if outcome.output is None:
                     _reject(raw, outcome, reject_out, messages)
                     continue
-                if converted and not lines_out:
-                    raise _Usage(
-                        "several records cannot be one JSON document; write a .jsonl output"
-                    )
+                try:
+                    _write(records, outcome.output, output)
+                except OutputError as error:
+                    raise _Usage(str(error)) from None
                 converted += 1
-                _write(out, outcome.output, output)
                 if outcome.report is not None:
                     if loss_out is not None:
                         _write(loss_out, outcome.report, losses or "")
                     if each_loss:
                         _say_losses(raw, outcome, messages)
-        if isinstance(out, Output) and not lines_out and not converted and out.replaces:
-            out.abort()  # an empty file is not a JSON document; write nothing
+        records.finish()
         for writer, name in ((out, output), (reject_out, rejects), (loss_out, losses)):
             if isinstance(writer, Output):
                 _commit(writer, name or "")
@@ -501,7 +494,7 @@ def _reject(raw: Raw, outcome: Outcome, out: IO[bytes] | Output | None, messages
         _write(out, reject_line(raw, outcome.problems), "--rejects")
 
 
-def _write(out: IO[bytes] | Output, data: bytes, name: str) -> None:
+def _write(out: IO[bytes] | Output | Records, data: bytes, name: str) -> None:
     try:
         out.write(data)
     except BrokenPipeError:

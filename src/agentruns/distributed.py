@@ -20,14 +20,15 @@ The files must be readable by the workers at the same paths (a shared file syste
 from __future__ import annotations
 
 import os
+import sys
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import partial
-from typing import TYPE_CHECKING, TypeVar
+from typing import IO, TYPE_CHECKING, TypeVar
 
 from agentruns._compression import compression_of
-from agentruns._output import Output, refuse_overlaps
+from agentruns._output import Output, Records, refuse_overlaps, writes_lines
 from agentruns.batch import (
     Boundary,
     Lines,
@@ -222,18 +223,19 @@ def convert_files(
         for name, path in named.items():
             if path != "-":
                 outputs[name] = Output(path)
+        sink: IO[bytes] | Output = outputs.get("output", sys.stdout.buffer)
+        records = Records(sink, lines=writes_lines(output, paths, False))
         parts = parts_of(paths, part_bytes)
         work = (max_record_size, to, source, strict)
         for lines in _run_parts(client, convert_part, parts, *work):
             tally.merge(lines.tally)
-            for name, data in (
-                ("output", lines.output),
-                ("rejects", lines.rejects),
-                ("losses", lines.losses),
-            ):
+            for piece in lines.output:
+                records.write(piece)
+            for name, data in (("rejects", lines.rejects), ("losses", lines.losses)):
                 if name in outputs:
                     for piece in data:
                         outputs[name].write(piece)
+        records.finish()
         for writer in outputs.values():
             writer.commit()
     except BaseException:
