@@ -288,3 +288,28 @@ def test_a_string_is_refused_exactly_when_it_holds_a_lone_surrogate(text: str) -
     except UnicodeEncodeError:
         expected_error = True
     assert (_document("in.json", 1, raw).error is not None) == expected_error
+
+
+def test_every_command_writes_rejects_lines_of_one_shape(tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from agentruns.cli import main
+
+    bad = dict(json.loads(VALID["cortex"]), status="dispatching")
+    inputs = tmp_path / "in.jsonl"
+    inputs.write_text("\n".join([VALID["cortex"], json.dumps(bad), "{cut"]) + "\n")
+    transcript = tmp_path / "t.jsonl"
+    transcript.write_text(json.dumps({"type": "system", "subtype": "init"}) + "\n")
+    runs = {
+        "convert": ["convert", "--to", "agentrun", str(inputs), "-o", str(tmp_path / "o.jsonl")],
+        "export": ["export", str(inputs), "-o", str(tmp_path / "tables")],
+        "import": ["import", str(transcript), "--to", "cortex", "-o", str(tmp_path / "i.json")],
+    }
+    for command, args in runs.items():
+        rejects = tmp_path / f"{command}.rejects.jsonl"
+        CliRunner().invoke(main, [*args, "--rejects", str(rejects)])
+        entries = [json.loads(text) for text in rejects.read_text().splitlines()]
+        assert entries, command
+        for entry in entries:
+            assert list(entry) == ["file", "line", "error", "problems", "record"], command
+            assert all(list(p) == ["pointer", "message"] for p in entry["problems"]), command

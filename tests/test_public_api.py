@@ -47,6 +47,7 @@ PUBLIC: dict[str, list[str]] = {
         "raws_of",
         "read_model",
         "reject_line",
+        "rejection",
         "validate_document",
         "validate_lines",
     ],

@@ -55,6 +55,7 @@ __all__ = [
     "raws_of",
     "read_model",
     "reject_line",
+    "rejection",
     "validate_document",
     "validate_lines",
 ]
@@ -218,9 +219,29 @@ def _loss_line(record: Record, result: Conversion[BaseModel]) -> bytes:
 def reject_line(raw: Raw, problems: tuple[Problem, ...]) -> bytes:
     """The record's line for a rejects file: where it was, why, and its original text."""
     text = raw.raw.decode("utf-8", errors="surrogateescape")
-    error = "; ".join(f"{pointer or '/'}: {message}" for pointer, message in problems)
-    line = {"file": raw.source, "line": raw.line, "error": error, "record": text}
-    return json.dumps(line, ensure_ascii=True).encode("ascii") + b"\n"
+    return rejection(raw.source, raw.line, problems, text)
+
+
+def rejection(
+    file: str, line: int, problems: tuple[Problem, ...], record: str | None, error: str = ""
+) -> bytes:
+    """A line of a rejects file, the one shape every command writes::
+
+        {"file": ..., "line": ..., "error": ..., "problems": [{"pointer": ..., "message": ...}],
+         "record": ...}
+
+    ``line`` is 0 for what is not a line of its file (a transcript), ``record`` the original
+    text (null where there is none: an imported run), ``error`` every problem on one line
+    (or what went wrong as a whole, before them). ASCII, so any tool can read it."""
+    said = "; ".join(f"{pointer or '/'}: {message}" for pointer, message in problems)
+    entry = {
+        "file": file,
+        "line": line,
+        "error": f"{error}: {said}" if error and said else error or said,
+        "problems": [{"pointer": pointer, "message": message} for pointer, message in problems],
+        "record": record,
+    }
+    return json.dumps(entry, ensure_ascii=True).encode("ascii") + b"\n"
 
 
 class Boundary:

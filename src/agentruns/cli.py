@@ -33,6 +33,7 @@ from agentruns.batch import (
     convert_document,
     read_model,
     reject_line,
+    rejection,
     validate_document,
 )
 from agentruns.detect import MODELS, detect
@@ -539,9 +540,9 @@ def _set_value(text: str) -> tuple[str, JsonValue]:
 
 
 def _import_reject(names: list[str], error: str, problems: tuple[tuple[str, str], ...]) -> bytes:
-    """A --rejects line of import: the transcripts of the run, why, and each problem."""
-    line = {"file": names, "error": error, "problems": [list(p) for p in problems]}
-    return json.dumps(line).encode() + b"\n"
+    """A --rejects line of import: the run's (first) transcript, why, and each problem."""
+    whole = error if len(names) == 1 else f"{error} (transcripts: {', '.join(names)})"
+    return rejection(names[0] if names else "-", 0, problems, None, whole)
 
 
 def _sidecar(path: str) -> dict[str, JsonValue]:
