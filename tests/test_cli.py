@@ -490,3 +490,54 @@ def test_shell_completion_completes_commands_and_formats() -> None:
     env["COMP_WORDS"] = "agentruns schema "
     completed = subprocess.run(["agentruns"], env=env, capture_output=True, text=True, check=False)
     assert completed.stdout.split() == ["plain,agentrun", "plain,cortex", "plain,portable"]
+
+
+def test_the_progress_display_on_a_terminal_shows_bytes_rate_and_time_left_and_messages_above_it(
+    tmp_path: Path,
+) -> None:
+    import os
+    import pty
+    import subprocess
+    import sys
+
+    document = json.loads((FIXTURES / "cortex.min.json").read_text())
+    bad = dict(document, status="nope")
+    lines = [json.dumps(bad if n % 500 == 0 else document) for n in range(6000)]
+    path = tmp_path / "mixed.jsonl"
+    path.write_text("\n".join(lines) + "\n")
+    screen, terminal = pty.openpty()
+    script = str(Path(sys.executable).parent / "agentruns")
+    process = subprocess.Popen(
+        [script, "validate", "-j", "1", str(path)], stdout=terminal, stderr=terminal
+    )
+    os.close(terminal)
+    shown = b""
+    while True:
+        try:
+            chunk = os.read(screen, 1 << 16)
+        except OSError:  # the terminal closed with the process
+            break
+        if not chunk:
+            break
+        shown += chunk
+    assert process.wait(timeout=120) == 1
+    text = shown.decode(errors="replace")
+    assert "MB" in text  # bytes read of the total
+    assert "MB/s" in text
+    messages = [line for line in text.split("\n") if "mixed.jsonl:" in line]
+    assert len(messages) == 2 * 12
+    for line in messages:  # each message starts a line of its own, never after the display
+        assert line.rsplit("\r\x1b[2K", 1)[-1].startswith(str(path)), repr(line)
+
+
+def test_no_progress_display_on_a_pipe(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    path = tmp_path / "runs.jsonl"
+    path.write_text(
+        (json.dumps(json.loads((FIXTURES / "cortex.min.json").read_text())) + "\n") * 100
+    )
+    script = str(Path(sys.executable).parent / "agentruns")
+    done = subprocess.run([script, "validate", str(path)], capture_output=True, check=False)
+    assert done.stderr == b"100 records: 100 valid, 0 invalid (cortex 100)\n"

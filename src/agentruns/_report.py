@@ -11,9 +11,13 @@ format. The JSON shape is documented in README.md and held by a golden test: key
 from __future__ import annotations
 
 import json
-from typing import Literal
+import sys
+from typing import TYPE_CHECKING, Literal
 
 import click
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 from agentruns._positions import locate
 from agentruns._text import printable
@@ -41,6 +45,26 @@ def _github_escape(text: str, *, property_value: bool = False) -> str:
     return text
 
 
+_LIVE: list[Console] = []
+"""The console of the progress display on screen, if one is (messages go above it)."""
+
+
+def showing(console: Console | None) -> None:
+    """Messages go above ``console``'s live display from now on (None: it has ended)."""
+    _LIVE[:] = [] if console is None else [console]
+
+
+def emit(line: str, *, err: bool) -> None:
+    """Print a message line: above the progress display when it shares the screen with it
+    (a line written under it would be glued to the spinner), else as it is."""
+    if _LIVE and (err or sys.stdout.isatty()):
+        from rich.text import Text
+
+        _LIVE[0].print(Text(line), soft_wrap=True)
+    else:
+        click.echo(line, err=err)
+
+
 class Reporter:
     """Writes messages in the chosen shape; text and GitHub lines stop after ``limit`` (0:
     no limit), JSON lines never do (a program reading them wants them all)."""
@@ -63,7 +87,7 @@ class Reporter:
                 self.held_back += 1
                 return
         self.shown += 1
-        click.echo(line, err=self.err)
+        emit(line, err=self.err)
 
     def note(self, text: str) -> None:
         """A message that is about no single value (a transcript's problem, say), as text."""

@@ -12,8 +12,9 @@ import contextlib
 import json
 import os
 import signal
+import stat
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import ExitStack
 from functools import partial
 from pathlib import Path
@@ -22,8 +23,9 @@ from typing import IO, TYPE_CHECKING, NoReturn
 
 import click
 
+from agentruns._compression import compression_of
 from agentruns._output import Output, Records, refuse_overlaps, writes_lines
-from agentruns._report import OUTPUT_FORMATS, Kind, OutputFormat, Reporter
+from agentruns._report import OUTPUT_FORMATS, Kind, OutputFormat, Reporter, emit, showing
 from agentruns._serialize import json_chunks
 from agentruns._text import printable
 from agentruns.batch import (
@@ -60,7 +62,7 @@ __all__ = [
 
 
 if TYPE_CHECKING:
-    from rich.progress import Progress
+    pass
 
 
 def _load_plugin_formats() -> None:
@@ -133,7 +135,7 @@ class _WriteFailed(Exception):
 
 
 def _err(message: str) -> None:
-    click.echo(message, err=True)
+    emit(message, err=True)
 
 
 _JOBS_HELP = (
@@ -161,26 +163,74 @@ def _batch_options(function: Callable[..., None]) -> Callable[..., None]:
     return function
 
 
-def _progress(quiet: bool, label: str) -> Progress | None:
-    """A rich progress display on stderr when it is a terminal, else nothing."""
+class _Progress:
+    """The progress display: records done, bytes of input read out of the total (when the
+    inputs are plain files, whose size is known), rate and time left; messages above it."""
+
+    def __init__(self, label: str, total: int | None) -> None:
+        from rich.console import Console
+        from rich.progress import (
+            BarColumn,
+            DownloadColumn,
+            Progress,
+            SpinnerColumn,
+            TextColumn,
+            TimeRemainingColumn,
+            TransferSpeedColumn,
+        )
+
+        self.display = Progress(
+            SpinnerColumn(),
+            TextColumn(f"{label} {{task.fields[records]}} records"),
+            BarColumn(),
+            DownloadColumn(),
+            TransferSpeedColumn(),
+            TimeRemainingColumn(),
+            console=Console(stderr=True),
+            redirect_stdout=False,
+            redirect_stderr=False,
+        )
+        self.task = self.display.add_task(label, total=total, records=0)
+        self.records = 0
+        self.display.start()
+        showing(self.display.console)
+
+    def tick(self, raw: Raw) -> None:
+        self.records += 1
+        self.display.update(self.task, advance=len(raw.raw) + 1, records=self.records)
+
+    def stop(self) -> None:
+        showing(None)
+        self.display.stop()
+
+
+def _progress(quiet: bool, label: str, inputs: Sequence[str] = ()) -> _Progress | None:
+    """A progress display on stderr when it is a terminal, else nothing."""
     if quiet or not sys.stderr.isatty():
         return None
-    from rich.console import Console
-    from rich.progress import Progress, SpinnerColumn, TextColumn
-
-    progress = Progress(
-        SpinnerColumn(),
-        TextColumn(f"{label} {{task.completed}} records"),
-        console=Console(stderr=True),
-    )
-    progress.start()
-    progress.add_task(label, total=None)
-    return progress
+    return _Progress(label, _input_bytes(inputs))
 
 
-def _tick(progress: Progress | None) -> None:
+def _input_bytes(inputs: Sequence[str]) -> int | None:
+    """The bytes the inputs hold, when every one is a plain file (not stdin, not compressed:
+    the bytes read are the decompressed ones)."""
+    total = 0
+    for name in inputs:
+        if name == "-" or compression_of(name) is not None:
+            return None
+        try:
+            info = os.stat(name)
+        except OSError:
+            continue  # reported as unreadable when it is read
+        if not stat.S_ISREG(info.st_mode):
+            return None
+        total += info.st_size
+    return total
+
+
+def _tick(progress: _Progress | None, raw: Raw) -> None:
     if progress is not None:
-        progress.advance(progress.task_ids[0])
+        progress.tick(raw)
 
 
 def _unreadable(message: str) -> None:
@@ -310,9 +360,9 @@ def validate_command(
         max_record_size=max_record_size,
         on_unreadable=_unreadable,
     )
-    with batch, _shown(_progress(quiet, "validated")) as progress:
+    with batch, _shown(_progress(quiet, "validated", files or ("-",))) as progress:
         for raw, outcome in batch:
-            _tick(progress)
+            _tick(progress, raw)
             _say_problems(report, "invalid", raw, outcome)
     tally = batch.tally
     formats = ", ".join(f"{n} {c}" for n, c in sorted(tally.by_format.items()))
@@ -346,10 +396,10 @@ def _count(number: int, noun: str) -> str:
 class _shown:
     """Stop the progress display however the block ends."""
 
-    def __init__(self, progress: Progress | None) -> None:
+    def __init__(self, progress: _Progress | None) -> None:
         self.progress = progress
 
-    def __enter__(self) -> Progress | None:
+    def __enter__(self) -> _Progress | None:
         return self.progress
 
     def __exit__(self, *exc: object) -> None:
@@ -437,9 +487,9 @@ def convert_command(
             on_unreadable=_unreadable,
         )
         converted = 0
-        with batch, _shown(_progress(quiet, "converted")) as progress:
+        with batch, _shown(_progress(quiet, "converted", inputs)) as progress:
             for raw, outcome in batch:
-                _tick(progress)
+                _tick(progress, raw)
                 if outcome.output is None:
                     _reject(raw, outcome, reject_out, messages)
                     continue
