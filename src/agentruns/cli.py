@@ -19,7 +19,7 @@ from contextlib import ExitStack
 from functools import partial
 from pathlib import Path
 from types import FrameType
-from typing import IO, TYPE_CHECKING, NoReturn
+from typing import IO, NoReturn
 
 import click
 
@@ -59,10 +59,6 @@ __all__ = [
     "main",
     "run",
 ]
-
-
-if TYPE_CHECKING:
-    pass
 
 
 def _load_plugin_formats() -> None:
