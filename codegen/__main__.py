@@ -12,12 +12,13 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
+from codegen._files import Stopped, atomic_write, stoppable
 from codegen._json import dump_json, load_json
 from codegen._names import pascal
 from codegen.diagnostics import CodegenError, Diagnostic
 from codegen.driver import ModelSource, sha256_of
-from codegen.manifest import read_manifest, update_manifest_hashes
-from codegen.pipeline import atomic_write, json_schema_for, model_source, render, stale_diff, write
+from codegen.manifest import MANIFEST_NAME, manifest_with_hashes, read_manifest
+from codegen.pipeline import json_schema_for, model_source, render, stale_diff, write
 from codegen.structure import is_json_structure
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -33,8 +34,10 @@ def _generate(args: argparse.Namespace) -> int:
     schemas_dir: Path = args.schemas
     rendered = render(schemas_dir, strict=args.strict)
     _report(rendered.diagnostics)
-    changed = write(rendered, args.out)
-    recorded = update_manifest_hashes(schemas_dir, rendered.hashes)
+    recorded, manifest = manifest_with_hashes(schemas_dir, rendered.hashes)
+    # the models and the hashes they were made from change together, or not at all
+    also = {} if manifest is None else {schemas_dir / MANIFEST_NAME: manifest}
+    changed = write(rendered, args.out, also)
     for name in recorded:
         print(f"recorded the new sha256 of schema {name!r} in schemas/manifest.json")
     for name in changed:
@@ -167,7 +170,11 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
-        result: int = args.run(args)
+        with stoppable():
+            result: int = args.run(args)
+    except Stopped as stop:
+        print("stopped; nothing half-written was left behind", file=sys.stderr)
+        return 128 + stop.number
     except CodegenError as error:
         _report(error.diagnostics)
         return 1

@@ -114,8 +114,8 @@ def read_manifest(schemas_dir: Path) -> list[SchemaEntry]:
     return result
 
 
-def update_manifest_hashes(schemas_dir: Path, hashes: dict[str, str]) -> list[str]:
-    """Record new sha256 values for changed schemas; return the names that changed."""
+def manifest_with_hashes(schemas_dir: Path, hashes: dict[str, str]) -> tuple[list[str], str | None]:
+    """The schemas whose sha256 changed, and the manifest's new text (None: unchanged)."""
     path = schemas_dir / MANIFEST_NAME
     document = json.loads(path.read_text(encoding="utf-8"))
     changed: list[str] = []
@@ -124,6 +124,6 @@ def update_manifest_hashes(schemas_dir: Path, hashes: dict[str, str]) -> list[st
         if new is not None and entry["sha256"] != new:
             entry["sha256"] = new
             changed.append(entry["name"])
-    if changed:
-        path.write_text(json.dumps(document, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-    return changed
+    if not changed:
+        return [], None
+    return changed, json.dumps(document, indent=2, ensure_ascii=False) + "\n"

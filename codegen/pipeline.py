@@ -8,11 +8,10 @@ from __future__ import annotations
 
 import ast
 import difflib
-import os
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from codegen._files import write_all
 from codegen._json import MAX_DEPTH, Json, JsonObject, dump_json, load_json, too_deep
 from codegen.diagnostics import CodegenError, Diagnostic, DiagnosticSink, Severity
 from codegen.driver import ModelSource, generate_models, render_runtime_module, sha256_of, tidy
@@ -253,34 +252,18 @@ def _existing(out_dir: Path) -> dict[str, str]:
     return found
 
 
-def write(rendered: Rendered, out_dir: Path) -> list[str]:
-    """Write the rendered files (each atomically), remove stale ones; return what changed."""
+def write(rendered: Rendered, out_dir: Path, also: dict[Path, str] | None = None) -> list[str]:
+    """Write the rendered files, and ``also`` (the manifest), all or none (see
+    ``codegen._files``); remove stale ones; return what changed under ``out_dir``."""
     existing = _existing(out_dir)
-    changed: list[str] = []
-    for name, text in sorted(rendered.files.items()):
-        if existing.get(name) == text:
-            continue
-        target = out_dir / name
-        target.parent.mkdir(parents=True, exist_ok=True)
-        atomic_write(target, text)
-        changed.append(name)
-    for name in sorted(set(existing) - set(rendered.files)):
+    changed = {
+        name: text for name, text in sorted(rendered.files.items()) if existing.get(name) != text
+    }
+    write_all({**{out_dir / name: text for name, text in changed.items()}, **(also or {})})
+    stale = sorted(set(existing) - set(rendered.files))
+    for name in stale:
         (out_dir / name).unlink()
-        changed.append(name)
-    return changed
-
-
-def atomic_write(target: Path, text: str) -> None:
-    handle, temporary = tempfile.mkstemp(
-        dir=target.parent, prefix=f".{target.name}.", suffix=".tmp"
-    )
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8", newline="\n") as stream:
-            stream.write(text)
-        os.replace(temporary, target)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
+    return [*changed, *stale]
 
 
 def stale_diff(rendered: Rendered, out_dir: Path, *, schemas: list[SchemaEntry]) -> str:

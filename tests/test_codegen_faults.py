@@ -1,0 +1,115 @@
+"""The build step under faults: a failure or a signal while it writes leaves every file as
+it was (no temporary file, no half-written manifest), and the next run recovers."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from contextlib import nullcontext
+from pathlib import Path
+
+import pytest
+
+from codegen import _files
+from codegen.__main__ import main
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture
+def tree(tmp_path: Path) -> Path:
+    shutil.copytree(ROOT / "schemas", tmp_path / "schemas")
+    shutil.copytree(
+        ROOT / "generated", tmp_path / "generated", ignore=shutil.ignore_patterns("__pycache__")
+    )
+    return tmp_path
+
+
+def _snapshot(tree: Path) -> dict[str, bytes]:
+    return {
+        str(p.relative_to(tree)): p.read_bytes()
+        for p in sorted(tree.rglob("*"))
+        if p.is_file() and "__pycache__" not in p.parts
+    }
+
+
+def _changed_schema(tree: Path) -> None:
+    path = tree / "schemas" / "cortex-run-journal.schema.json"
+    schema = json.loads(path.read_text())
+    schema["properties"]["review_url"] = {"type": "string"}
+    path.write_text(json.dumps(schema, indent=2))
+
+
+@pytest.mark.parametrize("fault", [KeyboardInterrupt, OSError, _files.Stopped])
+@pytest.mark.parametrize("at", [0, 1, 2])
+def test_a_fault_while_generate_writes_changes_no_file(
+    tree: Path, monkeypatch: pytest.MonkeyPatch, fault: type[BaseException], at: int
+) -> None:
+    _changed_schema(tree)
+    before = _snapshot(tree)
+    real = _files._temporary
+    made: list[int] = []
+
+    def failing(target: Path, text: str) -> str:
+        if len(made) == at:
+            raise fault(15) if fault is _files.Stopped else fault()
+        made.append(1)
+        return real(target, text)
+
+    monkeypatch.setattr(_files, "_temporary", failing)
+    args = ["generate", "--schemas", str(tree / "schemas"), "--out", str(tree / "generated")]
+    expected = pytest.raises(KeyboardInterrupt) if fault is KeyboardInterrupt else nullcontext()
+    with expected:
+        main(args)
+    assert _snapshot(tree) == before  # not a file changed, no temporary file left
+    monkeypatch.setattr(_files, "_temporary", real)
+    assert main(args) == 0  # the next run recovers
+    assert "review_url" in (tree / "generated" / "agentruns_generated" / "cortex.py").read_text()
+
+
+@pytest.mark.parametrize("delay", [0.3, 0.8, 1.3, 1.8])
+def test_sigterm_during_generate_leaves_no_temporary_file_and_a_readable_manifest(
+    tree: Path, delay: float
+) -> None:
+    _changed_schema(tree)
+    args = ["generate", "--schemas", str(tree / "schemas"), "--out", str(tree / "generated")]
+    process = subprocess.Popen(
+        [sys.executable, "-m", "codegen", *args],
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    time.sleep(delay)
+    process.send_signal(signal.SIGTERM)
+    _, stderr = process.communicate(timeout=120)
+    # done, stopped cleaning up, or killed while starting (before writing anything)
+    assert process.returncode in (0, 128 + signal.SIGTERM, -signal.SIGTERM), stderr
+    assert "Traceback" not in stderr
+    assert [p.name for p in tree.rglob("*.tmp")] == []
+    json.loads((tree / "schemas" / "manifest.json").read_text())  # whole, never half
+    assert main(args) == 0
+    assert (
+        main(["check", "--schemas", str(tree / "schemas"), "--out", str(tree / "generated")]) == 0
+    )
+
+
+def test_the_manifest_is_replaced_whole(tree: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    _changed_schema(tree)
+    manifest = tree / "schemas" / "manifest.json"
+    before = manifest.read_bytes()
+
+    def full_disk(target: Path, text: str) -> str:
+        if target.name == "manifest.json":
+            raise OSError(28, os.strerror(28))
+        return real(target, text)
+
+    real = _files._temporary
+    monkeypatch.setattr(_files, "_temporary", full_disk)
+    main(["generate", "--schemas", str(tree / "schemas"), "--out", str(tree / "generated")])
+    assert manifest.read_bytes() == before
