@@ -47,7 +47,10 @@ _MODULE_NAME = re.compile(r"[a-z][a-z0-9_]*")
 _CLASS_NAME = re.compile(r"[A-Z][A-Za-z0-9_]*")
 _FILE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
 _RESERVED = frozenset({"_json", "schemas", "py"})
-_RELATIONS = frozenset({"identical", "as given in the seed document"})
+_RELATIONS = frozenset({"identical", "json-equal", "as given in the seed document"})
+"""How the vendored bytes relate to the upstream file at ``commit``: the same bytes; the same
+JSON value (whitespace or key order differ); or the seed's copy, whose differences
+``differences`` says."""
 _COMMIT = re.compile(r"[0-9a-f]{7,40}")
 _DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
 
@@ -88,8 +91,8 @@ def read_manifest(schemas_dir: Path) -> list[SchemaEntry]:
             sink.error(f"/schemas/{index}/relation", f"must be one of {sorted(_RELATIONS)}")
         if not _COMMIT.fullmatch(item.commit):
             sink.error(f"/schemas/{index}/commit", "must be a git commit hash (7 to 40 hex digits)")
-        if not _DATE.fullmatch(item.date):
-            sink.error(f"/schemas/{index}/date", "must be a date, YYYY-MM-DD")
+        if not (_DATE.fullmatch(item.date) or item.date == "unknown"):
+            sink.error(f"/schemas/{index}/date", "must be a date, YYYY-MM-DD, or unknown")
         at = f"/schemas/{index}"
         if not _MODULE_NAME.fullmatch(item.name) or keyword.iskeyword(item.name):
             sink.error(f"{at}/name", f"{item.name!r} is not a lower-case Python identifier")

@@ -317,7 +317,7 @@ def test_every_vendored_schema_has_checkable_provenance() -> None:
         assert entry.upstream_path, entry.name
         assert entry.commit, entry.name
         assert entry.date, entry.name
-        assert entry.relation in ("identical", "as given in the seed document"), entry.name
+        assert entry.relation in ("identical", "json-equal", "as given in the seed document")
         assert entry.differences, entry.name
         data = (ROOT / "schemas" / entry.file).read_bytes()
         assert hashlib.sha256(data).hexdigest() == entry.sha256, entry.name
@@ -332,6 +332,26 @@ def test_a_manifest_entry_without_its_upstream_commit_is_refused(
     path.write_text(json.dumps(manifest))
     assert run(tree, "check") == 1
     assert "/schemas/0/commit: error: must be a git commit hash" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("key", "value", "accepted"),
+    [
+        ("relation", "json-equal", True),
+        ("relation", "roughly the same", False),
+        ("date", "unknown", True),
+        ("date", "last week", False),
+    ],
+)
+def test_the_manifest_says_json_equal_and_an_unknown_date_honestly(
+    tree: Path, capsys: pytest.CaptureFixture[str], key: str, value: str, accepted: bool
+) -> None:
+    path = tree / "schemas" / "manifest.json"
+    manifest = json.loads(path.read_text())
+    manifest["schemas"][1][key] = value
+    path.write_text(json.dumps(manifest))
+    assert (run(tree, "check") == 0) == accepted
+    assert (f"/schemas/1/{key}: error" in capsys.readouterr().err) != accepted
 
 
 def test_changes_reports_fields_and_compatibility_before_regenerating(
