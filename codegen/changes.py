@@ -11,8 +11,10 @@ from __future__ import annotations
 
 import ast
 import json
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from codegen._json import Json, JsonObject
 from codegen.manifest import SchemaEntry, read_manifest
@@ -57,7 +59,11 @@ def describe(before: ModelShape, after: ModelShape) -> list[str]:
     """The differences a mapper author needs, one line each."""
     lines: list[str] = []
     old, new = set(before.classes), set(after.classes)
-    lines += [f"class added: {name}" for name in sorted(new - old)]
+    for name in sorted(new - old):
+        lines.append(f"class added: {name}")
+        for member, (annotation, required) in after.classes[name].items():
+            kind = "required" if required else "optional"
+            lines.append(f"  {name}.{member}: {kind}: {annotation}")
     lines += [f"class removed: {name}" for name in sorted(old - new)]
     for name in sorted(new - old):
         if name in before.aliases:
@@ -87,14 +93,16 @@ def compatibility(before: JsonObject, after: JsonObject, *, examples: int = 60) 
     could not be judged."""
     try:
         import jsonschema
-        from hypothesis import HealthCheck, given, settings
+        from hypothesis import HealthCheck, Phase, given, settings
         from hypothesis_jsonschema import from_schema
     except ImportError:
         reason = "not checked: install agentruns[dev] (hypothesis-jsonschema, jsonschema)"
         return reason, reason
 
     def one_way(source: JsonObject, target: JsonObject) -> str:
-        validator = jsonschema.Draft7Validator(target)
+        formats = jsonschema.Draft7Validator.FORMAT_CHECKER  # a date-time is one
+        validator = jsonschema.Draft7Validator(target, format_checker=formats)
+        origin = jsonschema.Draft7Validator(source, format_checker=formats)
         found: list[Json] = []
 
         @settings(
@@ -103,23 +111,76 @@ def compatibility(before: JsonObject, after: JsonObject, *, examples: int = 60) 
             database=None,
             derandomize=True,
             suppress_health_check=list(HealthCheck),
+            phases=[Phase.explicit, Phase.reuse, Phase.generate],  # shrunk below, cheaply
         )
         @given(from_schema(source))
         def check(document: Json) -> None:
-            if not found and not validator.is_valid(document):
-                found.append(document)
+            if not validator.is_valid(document):
+                found[:] = [document]
+                raise AssertionError
 
         try:
             check()
+        except AssertionError:
+            pass
         except Exception as error:  # a schema hypothesis-jsonschema cannot generate from
             return f"not checked: {type(error).__name__}: {str(error)[:120]}"
         if found:
-            errors = [e.message for e in validator.iter_errors(found[0])][:2]
-            text = json.dumps(found[0], ensure_ascii=False)
-            return f"no: {text[:300]} ({'; '.join(errors)})"
+            smallest = _shrunk(found[0], lambda d: origin.is_valid(d) and not validator.is_valid(d))
+            return "no: " + _counter_example(smallest, validator)
         return f"yes ({examples} generated records)"
 
     return one_way(before, after), one_way(after, before)
+
+
+def _shrunk(document: Json, still: Callable[[Json], bool], budget: int = 2000) -> Json:
+    """A smaller document that ``still`` holds for: optional members and array items left
+    out, strings and numbers made small, while it stays a counter-example (a greedy pass,
+    bounded by ``budget`` checks, so the report stays quick)."""
+    checks = 0
+
+    def smaller(node: Json) -> Iterator[Json]:
+        if isinstance(node, dict):
+            for key in node:
+                yield {k: v for k, v in node.items() if k != key}
+            for key, value in node.items():
+                for child in smaller(value):
+                    yield {**node, key: child}
+        elif isinstance(node, list):
+            for index in range(len(node)):
+                yield node[:index] + node[index + 1 :]
+            for index, value in enumerate(node):
+                for child in smaller(value):
+                    yield [*node[:index], child, *node[index + 1 :]]
+        elif isinstance(node, str) and node:
+            yield ""
+        elif isinstance(node, int | float) and not isinstance(node, bool) and node not in (0, 1):
+            yield 0
+            yield 1
+
+    current = document
+    improved = True
+    while improved and checks < budget:
+        improved = False
+        for candidate in smaller(current):
+            checks += 1
+            if checks >= budget:
+                break
+            if still(candidate):
+                current, improved = candidate, True
+                break
+    return current
+
+
+def _counter_example(document: Json, validator: Any) -> str:
+    """The record (whole, as JSON) and each reason it is refused: pointer, keyword, why."""
+    reasons = []
+    for error in sorted(validator.iter_errors(document), key=lambda e: list(e.absolute_path)):
+        pointer = "".join(
+            "/" + str(part).replace("~", "~0").replace("/", "~1") for part in error.absolute_path
+        )
+        reasons.append(f"{pointer or '/'}: {error.validator}: {error.message}")
+    return f"{json.dumps(document, ensure_ascii=False)} ({'; '.join(reasons)})"
 
 
 def changes(schemas_dir: Path, out_dir: Path, *, examples: int = 60) -> str:
@@ -129,9 +190,9 @@ def changes(schemas_dir: Path, out_dir: Path, *, examples: int = 60) -> str:
     for entry in read_manifest(schemas_dir):
         report.extend(_entry_report(entry, schemas_dir, out_dir, rendered.files, examples))
     report.append(
-        "then: python -m codegen generate; mypy src (names each mapper line that uses a "
-        "removed or retyped field); pytest tests/test_coverage.py (names each new field, its "
-        "model and the mapper that must declare it)"
+        "then: python -m codegen generate; mypy src codegen generated tests noxfile.py (names "
+        "the crosswalk row of each removed or retyped field); pytest tests/test_coverage.py "
+        "(names each new field with no row, its model and the module to add the row to)"
     )
     return "\n".join(report) + "\n"
 

@@ -372,3 +372,38 @@ def test_changes_reports_fields_and_compatibility_before_regenerating(
     assert "'reviewer' was unexpected" in report
     portable = "== portable (PortableRunRecord, schemas/portable-run-record.schema.json)"
     assert f"{portable}\nunchanged" in report
+
+
+def test_changes_lists_the_fields_of_a_new_class_and_a_small_whole_counter_example(
+    tree: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tree / "schemas" / "cortex-run-journal.schema.json"
+    schema = json.loads(path.read_text())
+    schema["properties"]["review"] = {
+        "type": "object",
+        "title": "Review",
+        "additionalProperties": False,
+        "required": ["by"],
+        "properties": {"by": {"type": "string"}, "score": {"type": "integer"}},
+    }
+    schema["required"].append("review")
+    path.write_text(json.dumps(schema))
+    assert run(tree, "changes", "--examples", "15") == 0
+    report = capsys.readouterr().out
+    assert (
+        "class added: Review\n  Review.by: required: StrictStr\n  Review.score: optional:" in report
+    )
+    line = next(x for x in report.splitlines() if x.startswith("backward compatible"))
+    example, reasons = line.split("no: ", 1)[1].rsplit(" (", 1)
+    record = json.loads(example)  # whole JSON, never cut
+    assert set(record) == {"kind", "run_id", "schema_version", "started_at", "status"}  # shrunk
+    assert reasons == "/: required: 'review' is a required property)"
+
+
+def test_a_counter_example_is_shrunk_to_what_keeps_it_one() -> None:
+    from codegen.changes import _shrunk
+
+    document = {"a": [1, 2, {"b": "long text", "c": 99}], "d": "x", "keep": 5}
+    assert _shrunk(document, lambda d: isinstance(d, dict) and "keep" in d) == {"keep": 0}
+    assert _shrunk(document, lambda d: isinstance(d, dict) and d.get("keep") == 5) == {"keep": 5}
+    assert _shrunk(document, lambda d: True) == {}
