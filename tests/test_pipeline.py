@@ -401,9 +401,10 @@ def test_changes_lists_the_fields_of_a_new_class_and_a_small_whole_counter_examp
 
 
 def test_a_counter_example_is_shrunk_to_what_keeps_it_one() -> None:
+    from codegen._json import Json
     from codegen.changes import _shrunk
 
-    document = {"a": [1, 2, {"b": "long text", "c": 99}], "d": "x", "keep": 5}
+    document: Json = {"a": [1, 2, {"b": "long text", "c": 99}], "d": "x", "keep": 5}
     assert _shrunk(document, lambda d: isinstance(d, dict) and "keep" in d) == {"keep": 0}
     assert _shrunk(document, lambda d: isinstance(d, dict) and d.get("keep") == 5) == {"keep": 5}
     assert _shrunk(document, lambda d: True) == {}
