@@ -301,3 +301,12 @@ def test_free_form_values_keep_their_json_kinds() -> None:
     for run in (AgentRun.model_validate(data), AgentRun.model_validate_json(json.dumps(data))):
         assert run.steps is not MISSING
         assert json.dumps(run.steps[0].input) == expected
+
+
+def test_a_schema_description_is_the_fields_description() -> None:
+    """What a service developer reads: ``model_fields``, ``model_json_schema()``, IDEs."""
+    described = CortexRunJournal.model_fields["run_id"].description
+    assert described is not None
+    assert described.startswith("Stable run id.")
+    published = CortexRunJournal.model_json_schema()["properties"]["run_id"]
+    assert published["description"] == described

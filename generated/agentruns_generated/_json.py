@@ -54,9 +54,11 @@ class JsonModel(BaseModel):
     the package stays cheap for services that use a few of the models.
     ``allow_inf_nan=False``: JSON has no NaN or infinity; a model holding one could not be
     written back as JSON.
+    ``use_attribute_docstrings``: a schema's description, written under its field, is the
+    field's ``description`` too (``model_fields``, ``model_json_schema()``, IDEs).
     """
 
-    model_config = ConfigDict(defer_build=True, allow_inf_nan=False)
+    model_config = ConfigDict(defer_build=True, allow_inf_nan=False, use_attribute_docstrings=True)
 
 
 # The types below are built from pydantic-core's own validators, so validating a record runs
