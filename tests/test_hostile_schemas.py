@@ -408,3 +408,40 @@ def test_references_by_id_and_anchor_resolve_inside_the_document(tmp_path: Path)
     for bad in bads:
         with pytest.raises(ValueError, match="validation error"):
             model.model_validate(bad)
+
+
+_PYDANTIC_NAMES = [
+    "class",
+    "None",
+    "copy",
+    "model_dump",
+    "model_validate",
+    "json",
+    "dict",
+    "schema",
+]
+
+
+def test_properties_named_like_python_or_pydantic_are_written_with_their_own_names(
+    tmp_path: Path,
+) -> None:
+    import warnings
+
+    schema = {
+        "$schema": D7,
+        "type": "object",
+        "properties": {name: {"type": "integer"} for name in _PYDANTIC_NAMES},
+        "additionalProperties": False,
+    }
+    path = tmp_path / "names.json"
+    path.write_text(json.dumps(schema))
+    out = tmp_path / "names_models.py"
+    assert main(["model", str(path), "--out", str(out), "--class-name", "Names"]) == 0
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no protected-namespace warning at import
+        model = load(out, "names_models").Names
+    document = {name: number for number, name in enumerate(_PYDANTIC_NAMES)}
+    record = model.model_validate_json(json.dumps(document))
+    assert json.loads(record.model_dump_json()) == document  # wire names, not `class_`
+    assert record.model_dump() == document
+    assert callable(record.model_dump)  # no property shadows pydantic's own methods

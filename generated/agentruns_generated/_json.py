@@ -56,9 +56,20 @@ class JsonModel(BaseModel):
     written back as JSON.
     ``use_attribute_docstrings``: a schema's description, written under its field, is the
     field's ``description`` too (``model_fields``, ``model_json_schema()``, IDEs).
+    ``serialize_by_alias``: a property whose name is no Python name (``class``, ``None``) has
+    a Python name with an alias; a record is written with its schema's names all the same.
+    ``protected_namespaces=()``: the generator already renames a property that would shadow a
+    pydantic attribute (``model_dump`` is ``model_dump_``); pydantic's warning about names
+    that merely start like one is for hand-written models.
     """
 
-    model_config = ConfigDict(defer_build=True, allow_inf_nan=False, use_attribute_docstrings=True)
+    model_config = ConfigDict(
+        defer_build=True,
+        allow_inf_nan=False,
+        use_attribute_docstrings=True,
+        serialize_by_alias=True,
+        protected_namespaces=(),
+    )
 
 
 # The types below are built from pydantic-core's own validators, so validating a record runs
