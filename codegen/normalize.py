@@ -29,6 +29,7 @@ from codegen._json import Json, JsonObject, pointer
 from codegen._names import pascal
 from codegen.diagnostics import Diagnostic, DiagnosticSink
 from codegen.regex import PatternError, to_rust
+from codegen.schema_passes.nullable_enums import nullable_enums
 
 JSON_VALUE = "JsonValue"
 # String formats pydantic has no faithful type for: each becomes a reference to a named
@@ -85,7 +86,9 @@ class Normalized:
 
 def normalize(schema: JsonObject, *, source: str, strict: bool = False) -> Normalized:
     sink = DiagnosticSink(source)
-    normalizer = _Normalizer(copy.deepcopy(schema), sink)
+    prepared = nullable_enums(schema)  # a copy
+    assert isinstance(prepared, dict)
+    normalizer = _Normalizer(prepared, sink)
     result = normalizer.run()
     sink.raise_if(strict=strict)
     return Normalized(result, tuple(sink.items), dict(normalizer.rules))

@@ -1,0 +1,55 @@
+"""Every subschema of a draft-07 schema, by the keywords that hold them, and nothing else:
+``enum``, ``const``, ``default``, ``examples`` hold values, and a ``properties`` key or a
+``definitions`` name is no keyword."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from codegen._json import Json, JsonObject
+
+_ONE = ("additionalItems", "additionalProperties", "contains", "propertyNames", "not", "if",
+        "then", "else", "items")  # fmt: skip
+_MANY = ("allOf", "anyOf", "oneOf", "items")
+_NAMED = ("properties", "patternProperties", "definitions", "$defs", "dependencies")
+
+
+def children(node: JsonObject) -> list[JsonObject]:
+    """The schemas directly inside ``node``."""
+    found: list[JsonObject] = []
+    for key in _ONE:
+        value = node.get(key)
+        if isinstance(value, dict):
+            found.append(value)
+    for key in _MANY:
+        value = node.get(key)
+        if isinstance(value, list):
+            found += [member for member in value if isinstance(member, dict)]
+    for key in _NAMED:
+        value = node.get(key)
+        if isinstance(value, dict):
+            # a `dependencies` entry may be a list of property names: no schema
+            found += [member for member in value.values() if isinstance(member, dict)]
+    return found
+
+
+def rewrite(schema: Json, change: Callable[[JsonObject], JsonObject]) -> Json:
+    """``schema`` with ``change`` applied to every subschema, innermost first (a copy: the
+    input is left as it was). Iterative: a deep schema costs no Python recursion."""
+    if not isinstance(schema, dict):
+        return schema
+    import copy
+
+    root = copy.deepcopy(schema)
+    order: list[JsonObject] = []
+    pending = [root]
+    while pending:
+        node = pending.pop()
+        order.append(node)
+        pending.extend(children(node))
+    for node in reversed(order):  # children before their parents
+        changed = change(node)
+        if changed is not node:
+            node.clear()
+            node.update(changed)
+    return root

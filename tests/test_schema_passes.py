@@ -1,0 +1,87 @@
+"""The schema passes: each rewrite, by its golden input and output, and the walker that finds
+every subschema (and no value)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from codegen.__main__ import main
+from codegen._json import Json
+from codegen.schema_passes.nullable_enums import nullable_enums
+from codegen.schema_passes.walk import children
+from tests._load import load_module
+
+D7 = "http://json-schema.org/draft-07/schema#"
+
+
+@pytest.mark.parametrize(
+    ("before", "after"),
+    [
+        (
+            {"enum": ["a", "b", None], "description": "d"},
+            {"description": "d", "anyOf": [{"enum": ["a", "b"]}, {"type": "null"}]},
+        ),
+        (
+            {"type": ["integer", "null"], "enum": [1, None, 2]},
+            {"anyOf": [{"enum": [1, 2]}, {"type": "null"}]},
+        ),
+        ({"enum": ["a", 1, None]}, {"enum": ["a", 1, None]}),  # no exact Literal of both
+        ({"enum": ["a", None], "type": "string"}, {"enum": ["a", None], "type": "string"}),
+        ({"enum": ["a", None], "minLength": 2}, {"enum": ["a", None], "minLength": 2}),
+        ({"enum": [True, None]}, {"enum": [True, None]}),
+        ({"enum": ["a", "b"]}, {"enum": ["a", "b"]}),
+        ({"const": None}, {"const": None}),
+    ],
+)
+def test_nullable_enums_golden(before: dict[str, Any], after: dict[str, Any]) -> None:
+    assert nullable_enums({"properties": {"p": before}}) == {"properties": {"p": after}}
+
+
+def test_nullable_enums_leaves_values_alone() -> None:
+    value: Json = {"enum": ["a", None]}
+    schema: Json = {"default": value, "examples": [value], "const": value, "enum": [value]}
+    assert nullable_enums(schema) == schema
+
+
+def test_the_walker_finds_every_subschema_and_no_value() -> None:
+    schema: dict[str, Any] = {
+        "properties": {"enum": {"title": "a property called enum"}},
+        "patternProperties": {"^x": {"title": "p"}},
+        "items": [{"title": "i0"}, {"title": "i1"}],
+        "additionalItems": {"title": "ai"},
+        "dependencies": {"a": ["b"], "c": {"title": "dep"}},
+        "definitions": {"d": {"title": "def"}},
+        "allOf": [{"title": "all"}],
+        "not": {"title": "not"},
+        "if": {"title": "if"},
+        "default": {"title": "not a schema"},
+        "enum": [{"title": "not a schema"}],
+    }
+    titles = sorted(str(child["title"]) for child in children(schema))
+    assert titles == sorted(
+        ["a property called enum", "p", "i0", "i1", "ai", "dep", "def", "all", "not", "if"]
+    )
+
+
+def test_an_enum_with_null_is_a_literal_or_none_and_means_the_same(tmp_path: Path) -> None:
+    schema = {
+        "$schema": D7,
+        "type": "object",
+        "properties": {"level": {"enum": ["low", "high", None]}},
+        "additionalProperties": False,
+    }
+    path = tmp_path / "levels.json"
+    path.write_text(json.dumps(schema))
+    out = tmp_path / "levels_models.py"
+    assert main(["model", str(path), "--out", str(out), "--class-name", "Levels"]) == 0
+    assert 'level: Literal["low", "high"] | MISSING | None = MISSING' in out.read_text()
+    model = load_module(out, "levels_models").Levels
+    for accepted in ("low", "high", None):
+        assert model.model_validate_json(json.dumps({"level": accepted})).level == accepted
+    for refused in ("mid", 1, False, ""):
+        with pytest.raises(ValueError, match="validation error"):
+            model.model_validate_json(json.dumps({"level": refused}))
