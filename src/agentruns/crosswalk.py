@@ -155,7 +155,8 @@ def required(
 
 @dataclass(frozen=True, slots=True)
 class Row(Generic[M, K]):
-    """One field of a model and what it is in the canonical run (see ``Crosswalk``)."""
+    """One field of a model and what it is in the canonical run: what the table's reader and
+    writer are compiled from (see ``_compile``)."""
 
     field: str
     """The model's field (the Python name)."""
@@ -163,8 +164,6 @@ class Row(Generic[M, K]):
     """Its name in documents (its alias, if it has one), escaped for a JSON pointer."""
     target: str | None
     """The canonical field it is read into (None: a constant, or an object read by a table)."""
-    read: Callable[[M, dict[str, object]], None]
-    write: Callable[[K, Writing[K], dict[str, object]], None]
     whole: bool = False
     """The value is read whole, as JSON: nothing inside it can go unread."""
     table: Crosswalk[Any, Any] | None = None
@@ -234,18 +233,7 @@ class Crosswalk(Generic[M, K]):
         """A field read into a canonical field with ``read``, written back with ``write``
         (which derives what the format requires and the run lacks). ``whole``: the value is
         kept whole as JSON; ``table``: the table its items are read with (for coverage)."""
-        name, into, get, fetch = source.name, target.name, source.get, target.get
-
-        def read_row(record: M, fields: dict[str, object]) -> None:
-            value = read(get(record))
-            if value is not MISSING:
-                fields[into] = value
-
-        def write_row(canonical: K, writing: Writing[K], fields: dict[str, object]) -> None:
-            value = write(fetch(canonical), writing)
-            if value is not MISSING:
-                fields[name] = value
-
+        name, into = source.name, target.name
         doc = _first_paragraph(write.__doc__) if write is not _same else ""
         token = self._token(name)
         reader = None if read is kept else read
@@ -255,8 +243,6 @@ class Crosswalk(Generic[M, K]):
                 name,
                 token,
                 into,
-                read_row,
-                write_row,
                 whole=whole,
                 table=table,
                 doc=doc,
@@ -269,43 +255,14 @@ class Crosswalk(Generic[M, K]):
     def constant(self, source: Source[M, V], value: V) -> None:
         """A field that always holds ``value`` (a schema version): written, nothing to read."""
         name = source.name
-
-        def read_row(record: M, fields: dict[str, object]) -> None:
-            return None
-
-        def write_row(canonical: K, writing: Writing[K], fields: dict[str, object]) -> None:
-            fields[name] = value
-
-        self.rows.append(
-            Row(
-                name,
-                self._token(name),
-                None,
-                read_row,
-                write_row,
-                doc=f"always {value!r}",
-                value=value,
-            )
-        )
+        self.rows.append(Row(name, self._token(name), None, doc=f"always {value!r}", value=value))
         self._compiled = None
 
     def nested(self, source: Source[M, N | MISSING], table: Crosswalk[N, K]) -> None:
         """An object whose fields are canonical fields of this table's (AgentRun ``result``):
         read when present; written when any of them is."""
-        name, get = source.name, source.get
-
-        def read_row(record: M, fields: dict[str, object]) -> None:
-            value = get(record)
-            if value is not MISSING:
-                table.read_into(value, fields)
-
-        def write_row(canonical: K, writing: Writing[K], fields: dict[str, object]) -> None:
-            if table.holds(canonical):
-                fields[name] = table.write(canonical, writing, writing.pointer)
-
-        self.rows.append(
-            Row(name, self._token(name), None, read_row, write_row, table=table, nested=True)
-        )
+        name = source.name
+        self.rows.append(Row(name, self._token(name), None, table=table, nested=True))
         self._compiled = None
 
     def keep_extras(
