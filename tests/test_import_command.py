@@ -9,7 +9,7 @@ from pathlib import Path
 from click.testing import CliRunner, Result
 
 from agentruns.cli import main
-from agentruns.transcripts import read
+from agentruns.transcripts import HARNESSES, read
 
 SAMPLES = Path(__file__).parent / "fixtures" / "upstream" / "eval-magic" / "transcripts"
 CLAUDE = SAMPLES / "claude-code" / "record-runs-one-tool.jsonl"
@@ -140,7 +140,7 @@ def test_codex_denials_come_from_the_sibling_stderr_log(tmp_path: Path) -> None:
 def test_an_unknown_harness_is_a_usage_error_naming_the_choices() -> None:
     result = invoke("import", str(CODEX), "--harness", "vim", "--to", "portable")
     assert result.exit_code == 2
-    assert "claude-code, codex, cline, opencode, auto" in result.stderr
+    assert ", ".join((*HARNESSES, "auto")) in result.stderr
 
 
 def test_a_descriptor_file_is_a_harness(tmp_path: Path) -> None:

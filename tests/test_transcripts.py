@@ -107,9 +107,7 @@ def view(transcript: Transcript) -> Json:
         "events": events,
         "tool_invocations": calls,
         "final_text": last.final_text,
-        "total_tokens": transcript.run.total_tokens
-        if transcript.run.total_tokens is not MISSING
-        else None,
+        "total_tokens": transcript.harness_total_tokens,
         "duration_ms": transcript.run.duration_ms
         if transcript.run.duration_ms is not MISSING
         else None,

@@ -60,6 +60,8 @@ class Step:
     message: str | MISSING | None = MISSING
     extra: dict[str, JsonValue] | MISSING = MISSING
     """Properties beyond the declared ones (AgentRun steps and cortex events allow them)."""
+    call_id: str | MISSING = MISSING
+    """The id the agent gave a tool call (what its result and a subagent's run refer to)."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -78,8 +80,19 @@ class Run:
     """The agent's final output text (portable ``final_message``, AgentRun ``result.summary``)."""
     steps: tuple[Step, ...] | MISSING = MISSING
     total_tokens: int | MISSING | None = MISSING
+    """Input plus output tokens (``agentruns.derivations.derive_total_tokens``: the one rule)."""
     input_tokens: int | MISSING = MISSING
+    """Every token the model read: fresh input, cache reads and cache writes."""
     output_tokens: int | MISSING = MISSING
+    """Every token the model wrote, reasoning included."""
+    cache_creation_tokens: int | MISSING = MISSING
+    """The part of ``input_tokens`` written to the prompt cache."""
+    cache_read_tokens: int | MISSING = MISSING
+    """The part of ``input_tokens`` read from the prompt cache."""
+    reasoning_tokens: int | MISSING = MISSING
+    """The part of ``output_tokens`` spent on reasoning."""
+    model: str | MISSING = MISSING
+    """The model the agent ran on (the one that wrote most of its output, when several did)."""
     tool_call_count: int | MISSING = MISSING
     cost_usd: float | MISSING = MISSING
     duration_ms: int | MISSING | None = MISSING
@@ -122,6 +135,12 @@ class Run:
     """Extras of AgentRun ``metrics``; ``{}`` when a metrics object exists without extras."""
     extra: dict[str, JsonValue] | MISSING = MISSING
     """Root properties beyond the declared ones (AgentRun allows them)."""
+
+    # -- sessions -----------------------------------------------------------------------
+    subagents: tuple[Run, ...] | MISSING = MISSING
+    """Runs the agent started (Claude Code's Task subagents), each a run of its own."""
+    parent_call_id: str | MISSING = MISSING
+    """For a subagent's run: the ``call_id`` of the parent's tool call that started it."""
 
 
 FIELDS: tuple[str, ...] = tuple(f.name for f in fields(Run))

@@ -72,7 +72,13 @@ def duration_ms(run: Run) -> int | None:
 
 
 def derive_total_tokens(run: Run) -> Derivation[int] | None:
-    """Input plus output tokens, when both are recorded."""
+    """Input plus output tokens, when both are recorded.
+
+    The one meaning of tokens, for every harness and format: ``input_tokens`` is every token
+    the model read (fresh input, cache reads and cache writes), ``output_tokens`` every token
+    it wrote (reasoning included); cache and reasoning counts are parts of those, never added
+    on top. So the total is input plus output, as OpenTelemetry's GenAI conventions count.
+    """
     if isinstance(run.input_tokens, int) and isinstance(run.output_tokens, int):
         return Derivation(run.input_tokens + run.output_tokens, "sum of input and output tokens")
     return None

@@ -1,5 +1,7 @@
-"""Run records from what an agent printed: Claude Code, Codex, Cline and OpenCode event
-streams, and any harness described in eval-magic's TOML descriptor format.
+"""Run records from what an agent printed or kept: Claude Code, Codex, Cline and OpenCode
+event streams; the agents' own session files (Claude Code sessions, Codex rollouts, Gemini
+CLI sessions, GitHub Copilot CLI events, OpenCode storage, Cline task folders); and any
+harness described in eval-magic's TOML descriptor format.
 
 ``read(path, harness=...)`` gives the canonical run, which any format writes
 (``agentruns.from_canonical``); ``load`` gives the run with everything the reading met: each
@@ -13,19 +15,31 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable, Sequence
 from contextlib import ExitStack
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from functools import cache
 from importlib import resources
 from itertools import islice
 from pathlib import Path
-from typing import Literal, TypeVar
+from typing import Literal, TypeVar, get_args
 
 from pydantic import MISSING, TypeAdapter, ValidationError
 
 from agentruns.canonical import STEP_FAILED, Run, Status, Step
 from agentruns.errors import DescriptorError, InputError, TranscriptError
-from agentruns.transcripts import _claude, _cline, _codex, _declarative, _opencode
+from agentruns.transcripts import (
+    _claude,
+    _claude_session,
+    _cline,
+    _cline_task,
+    _codex,
+    _codex_rollout,
+    _copilot,
+    _declarative,
+    _gemini,
+    _opencode,
+    _opencode_storage,
+)
 from agentruns.transcripts._declarative import Descriptor
 from agentruns.transcripts._stream import JsonObject, events
 from agentruns.transcripts._summary import (
@@ -55,9 +69,21 @@ __all__ = [
     "summarize",
 ]
 
-HarnessName = Literal["claude-code", "codex", "cline", "opencode"]
-HARNESSES: tuple[HarnessName, ...] = ("claude-code", "codex", "cline", "opencode")
-"""The built-in harnesses, by the names ``--harness`` takes."""
+HarnessName = Literal[
+    "claude-code",
+    "codex",
+    "cline",
+    "opencode",
+    "claude-code-session",
+    "codex-rollout",
+    "gemini",
+    "copilot",
+    "opencode-storage",
+    "cline-task",
+]
+HARNESSES: tuple[HarnessName, ...] = get_args(HarnessName)
+"""The built-in harnesses, by the names ``--harness`` takes: what the agents print when run
+by a script, then the agents' own session files."""
 
 DEFAULT_MAX_RESULT = 1 << 20
 """Largest tool result kept whole, in characters; a longer one is cut there and the cut
@@ -65,13 +91,19 @@ reported (eval-magic keeps results whole; one command's megabytes of output woul
 record nobody can open)."""
 
 
-N = TypeVar("N", int, float)
+S = TypeVar("S", int, float, str)
 
 _Reader = Callable[[str, Summary], None]
 _NAMED: dict[str, _Reader] = {
     "claude-stream-json": _claude.read,
     "cline-json": _cline.read,
     "opencode-events": _opencode.read,
+    "claude-session": _claude_session.read,
+    "codex-rollout": _codex_rollout.read,
+    "gemini-session": _gemini.read,
+    "copilot-events": _copilot.read,
+    "opencode-storage": _opencode_storage.read,
+    "cline-task": _cline_task.read,
 }
 
 
@@ -104,6 +136,12 @@ _LOOKS: tuple[tuple[HarnessName, Callable[[JsonObject], bool]], ...] = (
             and str(v["type"]).startswith(("thread.", "turn.", "item."))
         ),
     ),
+    ("codex-rollout", _codex_rollout.looks_like),
+    ("copilot", _copilot.looks_like),
+    ("gemini", _gemini.looks_like),
+    ("claude-code-session", _claude_session.looks_like),
+    ("opencode-storage", _opencode_storage.looks_like_session),
+    ("cline-task", _cline_task.looks_like),
     ("cline", _cline.looks_like),
     ("opencode", _opencode.looks_like),
     ("claude-code", _claude.looks_like),
@@ -114,7 +152,22 @@ with events only it writes)."""
 
 
 def detect(path: str) -> HarnessName:
-    """The harness that wrote a transcript, from its first events."""
+    """The harness that wrote a transcript, from its first events (a folder or a database:
+    from what it holds)."""
+    if Path(path).is_dir():
+        if _cline_task.folder_of(path) is not None:
+            return "cline-task"
+        if _opencode_storage.storage_root(Path(path)) is not None:
+            return "opencode-storage"
+        raise TranscriptError(
+            f"{path}: a folder, but not a Cline task or OpenCode storage "
+            "(to import every session in it, give it to `agentruns import`)"
+        )
+    try:
+        if _opencode_storage.is_database(path):
+            return "opencode-storage"
+    except OSError as error:
+        raise TranscriptError(f"{path}: {error.strerror or error}") from None
     votes: Counter[HarnessName] = Counter()
     scratch = Summary("auto", path)
     try:
@@ -171,8 +224,29 @@ def summarize(
         raise TranscriptError(str(error)) from None
     except OSError as error:
         raise TranscriptError(f"{path}: {error.strerror or error}") from None
+    if _nothing_recognized(summary):
+        skipped = ", ".join(sorted(summary.skipped)[:5])
+        raise TranscriptError(
+            f"{label or path}: nothing in it is a {harness} event (events met: "
+            f"{skipped or 'none'}); another harness wrote it (--harness auto)"
+        )
     _cap_results(summary, max_result)
     return summary
+
+
+def _nothing_recognized(summary: Summary) -> bool:
+    """Events were read and none of them was one the reader knows: the wrong harness."""
+    found = (
+        summary.events,
+        summary.session_id,
+        summary.total_tokens,
+        summary.input_tokens,
+        summary.output_tokens,
+        summary.final_text,
+        summary.duration_ms,
+        summary.children,
+    )
+    return bool(summary.skipped) and not any(v is not None and v != [] for v in found)
 
 
 def _cap_results(summary: Summary, limit: int) -> None:
@@ -195,6 +269,9 @@ class Transcript:
     problems: tuple[Problem, ...]
     denials: tuple[Denial, ...]
     skipped: Counter[str]
+    harness_total_tokens: int | None = None
+    """The total as the harness's own tools count it (eval-magic's number: Codex's leaves
+    out cached input, Cline's cache reads); ``run.total_tokens`` is the one rule's."""
 
     @property
     def complete(self) -> bool:
@@ -249,12 +326,13 @@ def load(
     talk = _conversation(conversation) if conversation is not None else None
     run = _run(spec, rounds, talk, problems)
     return Transcript(
-        spec.label,
+        chosen if chosen in HARNESSES else spec.label,
         rounds,
         run,
         tuple(problems),
         tuple(d for r in rounds for d in r.denials),
         skipped,
+        _total([r.total_tokens for r in rounds], spec.aggregation),
     )
 
 
@@ -350,25 +428,65 @@ def _run(
     denials = [d.as_json() for r in rounds for d in r.denials]
     session = next((r.session_id for r in rounds if r.session_id is not None), None)
     cost = [r.cost_usd for r in rounds]
+    inputs = _total([r.input_tokens for r in rounds], how)
+    outputs = _total([r.output_tokens for r in rounds], how)
+    models: Counter[str] = Counter()
+    for r in rounds:
+        models.update(r.models)
+    children = tuple(_child(spec, child) for r in rounds for child in r.children)
     return Run(
         run_id=session if session is not None else MISSING,
         framework=spec.label,
         status=status,
         started_at=min(starts) if starts else MISSING,
         ended_at=max(ends) if ends else MISSING,
+        goal=_or_missing(rounds[0].prompt),
         final_message=final if final is not None else MISSING,
         steps=tuple(steps),
-        total_tokens=_or_missing(_total([r.total_tokens for r in rounds], how)),
-        input_tokens=_or_missing(_total([r.input_tokens for r in rounds], how)),
-        output_tokens=_or_missing(_total([r.output_tokens for r in rounds], how)),
+        total_tokens=_or_missing(
+            inputs + outputs
+            if inputs is not None and outputs is not None
+            else _total([r.total_tokens for r in rounds], how)
+        ),
+        input_tokens=_or_missing(inputs),
+        output_tokens=_or_missing(outputs),
+        cache_creation_tokens=_or_missing(_kind([r.cache_creation_tokens for r in rounds], how)),
+        cache_read_tokens=_or_missing(_kind([r.cache_read_tokens for r in rounds], how)),
+        reasoning_tokens=_or_missing(_kind([r.reasoning_tokens for r in rounds], how)),
+        model=_top_model(models),
         cost_usd=_or_missing(None if None in cost else sum(c for c in cost if c is not None)),
         duration_ms=_or_missing(_total([r.duration_ms for r in rounds], "sum")),
         conversation=talk if talk is not None else MISSING,
         extra={"permission_denials": list[JsonValue](denials)} if denials else MISSING,
+        subagents=children if children else MISSING,
     )
 
 
-def _or_missing(value: N | None) -> N | MISSING:
+def _kind(values: list[int | None], how: Literal["sum", "last"]) -> int | None:
+    """A kind of tokens over the rounds: counted where any round counts it (a round that
+    says nothing of cache reads had none)."""
+    if all(v is None for v in values):
+        return None
+    return _total([v or 0 for v in values], how)
+
+
+def _top_model(models: Counter[str]) -> str | MISSING:
+    if not models:
+        return MISSING
+    return max(models.items(), key=lambda item: item[1])[0]
+
+
+def _child(spec: Descriptor, summary: Summary) -> Run:
+    """A subagent's stream as a run of its own, linked to the call that started it."""
+    run = _run(spec, (summary,), None, [])
+    return replace(
+        run,
+        framework=summary.harness,
+        parent_call_id=summary.parent_call_id if summary.parent_call_id else MISSING,
+    )
+
+
+def _or_missing(value: S | None) -> S | MISSING:
     return MISSING if value is None else value
 
 
@@ -380,6 +498,7 @@ def _events_of(talk: JsonObject) -> list[JsonObject]:
 def _tool_step(call: ToolCall, ordinal: int) -> Step:
     return Step(
         kind="tool_call",
+        call_id=call.call_id if call.call_id is not None else MISSING,
         name=call.name,
         index=ordinal,
         input=call.args,

@@ -41,12 +41,14 @@ _BLOCK: TypeAdapter[Block] = TypeAdapter(Block)
 
 class MessageBody(EventModel):
     content: str | list[JsonValue] = Field(default_factory=list)
+    model: str | None = None
 
 
 class SystemEvent(EventModel):
     type: Literal["system"]
     subtype: str | None = None
     session_id: JsonValue = None
+    model: JsonValue = None
 
 
 class AssistantEvent(EventModel):
@@ -130,7 +132,11 @@ def read(path: str, summary: Summary) -> None:
         if isinstance(event, SystemEvent):
             if summary.session_id is None and isinstance(event.session_id, str):
                 summary.session_id = event.session_id
+            if isinstance(event.model, str) and not summary.models:
+                summary.models[event.model] += 0
         elif isinstance(event, AssistantEvent):
+            if event.message.model and event.message.model != "<synthetic>":
+                summary.models[event.message.model] += 1
             texts = _assistant(event, line, summary, pending)
             if texts:
                 last_texts = texts
@@ -230,6 +236,8 @@ def _close(
         ]
         summary.input_tokens = sum(n or 0 for n in inputs)
         summary.output_tokens = usage.output_tokens or 0
+        summary.cache_creation_tokens = usage.cache_creation_input_tokens
+        summary.cache_read_tokens = usage.cache_read_input_tokens
         summary.total_tokens = summary.input_tokens + summary.output_tokens
     summary.cost_usd = result.total_cost_usd
     if result.is_error:

@@ -144,6 +144,7 @@ def read(path: str, summary: Summary) -> None:
     if usage is not None and (usage.inputTokens is not None or usage.outputTokens is not None):
         summary.input_tokens = usage.inputTokens or 0
         summary.output_tokens = usage.outputTokens or 0
+        summary.cache_read_tokens = usage.cacheReadTokens  # a part of inputTokens
         total = summary.input_tokens + summary.output_tokens - (usage.cacheReadTokens or 0)
         summary.total_tokens = max(total, 0)
         summary.cost_usd = usage.totalCost

@@ -32,8 +32,20 @@ from agentruns.transcripts._stream import (
 from agentruns.transcripts._summary import Message, Summary, ToolCall
 from agentruns_generated._json import JsonValue
 
-ParserName = Literal["claude-stream-json", "cline-json", "codex-items", "opencode-events"]
-"""eval-magic's named readers (code, for streams that need joins across events)."""
+ParserName = Literal[
+    "claude-stream-json",
+    "cline-json",
+    "codex-items",
+    "opencode-events",
+    "claude-session",
+    "codex-rollout",
+    "gemini-session",
+    "copilot-events",
+    "opencode-storage",
+    "cline-task",
+]
+"""The named readers (code, for streams that need joins across events): eval-magic's four,
+then agentruns' readers of the agents' own session files."""
 
 
 class _Table(BaseModel):
@@ -132,8 +144,23 @@ class EndingRules(_Table):
     """Dotted paths, tried in order, to the text saying why a failed run failed."""
 
 
+class UsageRule(_Table):
+    """Token kinds in the one meaning (input counts cache, output counts reasoning): each a
+    dotted path into the matching event; ``total_tokens`` is then input plus output."""
+
+    where: dict[str, str] = {}
+    input: list[str] = []
+    output: list[str] = []
+    cache_creation: list[str] = []
+    cache_read: list[str] = []
+    reasoning: list[str] = []
+
+
 class AgentrunsTable(_Table):
     ending: EndingRules | None = None
+    usage: UsageRule | None = None
+    tool_failed: list[dict[str, str]] = []
+    """Matches on a tool item that mark its call failed (``{ status = "failed" }``)."""
 
 
 class Descriptor(_Lenient):
@@ -210,6 +237,10 @@ def run(descriptor: Descriptor, path: str, summary: Summary) -> None:
         if extract.tools is not None and _matches(value, extract.tools.where):
             call = _tool(extract.tools, value, summary.calls, line)
             if call is not None:
+                item = value if extract.tools.item is None else pick(value, extract.tools.item)
+                failed = descriptor.agentruns.tool_failed
+                if isinstance(item, dict) and any(_matches(item, rule) for rule in failed):
+                    call.is_error = True
                 summary.next_ordinal()
                 call.at = at
                 summary.events.append(call)
@@ -235,6 +266,9 @@ def run(descriptor: Descriptor, path: str, summary: Summary) -> None:
             if counted is not None:
                 tokens = counted + (tokens or 0)
                 used = True
+        usage = descriptor.agentruns.usage
+        if usage is not None and _matches(value, usage.where):
+            used = _usage(usage, value, summary) or used
         if ending is not None:
             used = _ending(ending, value, summary) or used
         if not used:
@@ -281,11 +315,33 @@ def _tool(rule: ToolsRule, value: JsonObject, ordinal: int, line: int) -> ToolCa
     args: JsonObject = {key: v for key, v in item.items() if key not in omitted}
     result: str | None = None
     for key in rule.result_coalesce:
-        if has(item, key):
+        if has(item, key) and item[key] is not None:  # a failed call's result is null
             found = item[key]
             result = found if isinstance(found, str) else compact(found)
             break
     return ToolCall(name=name, ordinal=ordinal, args=args or None, result=result, line=line)
+
+
+def _usage(rule: UsageRule, value: JsonObject, summary: Summary) -> bool:
+    def count(paths: list[str]) -> int | None:
+        found = [pick(value, path) for path in paths]
+        numbers = [n for n in found if isinstance(n, int) and not isinstance(n, bool)]
+        return sum(numbers) if numbers else None
+
+    kinds = (
+        count(rule.input),
+        count(rule.output),
+        count(rule.cache_creation),
+        count(rule.cache_read),
+        count(rule.reasoning),
+    )
+    if all(v is None for v in kinds):
+        return False
+    fresh, out, creation, cached, reasoning = kinds
+    summary.add_usage(
+        input=fresh, output=out, cache_creation=creation, cache_read=cached, reasoning=reasoning
+    )
+    return True
 
 
 def _tokens(rule: TokensRule, value: JsonObject) -> int | None:

@@ -34,10 +34,16 @@ class TextPart(EventModel):
     text: str
 
 
+class Cache(EventModel):
+    read: int | None = None
+    write: int | None = None
+
+
 class Tokens(EventModel):
     input: int | None = None
     output: int | None = None
     reasoning: int | None = None
+    cache: Cache | None = None
 
 
 class FinishPart(EventModel):
@@ -138,6 +144,14 @@ def read(path: str, summary: Summary) -> None:
             if counts is not None:
                 used = (counts.input or 0) + (counts.output or 0) + (counts.reasoning or 0)
                 tokens = used + (tokens or 0)
+                cached = counts.cache or Cache()
+                summary.add_usage(  # the one rule: cache inside input, reasoning inside output
+                    input=(counts.input or 0) + (cached.read or 0) + (cached.write or 0),
+                    output=(counts.output or 0) + (counts.reasoning or 0),
+                    cache_creation=cached.write,
+                    cache_read=cached.read,
+                    reasoning=counts.reasoning,
+                )
             if event.part.cost is not None:
                 cost = event.part.cost + (cost or 0.0)
         elif isinstance(event, ErrorEvent):

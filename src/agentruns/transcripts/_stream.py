@@ -4,6 +4,11 @@ Lines go through the same bounded reader and strict parser as run records
 (``agentruns.io``): a line over the size limit is skipped after reading it in bounded memory,
 a line that is not JSON (a binary blob, a cut-off last line) is reported with its line
 number and the reading goes on, as eval-magic's ``read_jsonl`` skips it.
+
+Some agents write the same events as one JSON document instead: an array of them (Cline's
+task files, claude-code-action's execution file) or one object holding them (Gemini CLI's
+older sessions), often pretty-printed. Such a file is read whole (within the size limit) and
+its objects come out in order, each with the line it starts on.
 """
 
 from __future__ import annotations
@@ -32,11 +37,40 @@ class EventModel(BaseModel):
 JsonObject = dict[str, JsonValue]
 
 
+_PEEK = 1 << 16
+
+
+def is_document(path: str) -> bool:
+    """Whether a file is one JSON document (an array, or an object over several lines)
+    rather than JSON Lines: it opens with ``[``, or its first line is not JSON by itself."""
+    from agentruns.io import _open
+
+    with _open(path) as stream:
+        head = stream.read(_PEEK)
+    text = head.removeprefix(b"\xef\xbb\xbf").lstrip()
+    if text.startswith(b"["):
+        return True
+    if not text.startswith(b"{"):
+        return False
+    end = text.find(b"\n")
+    if end < 0:
+        return False  # one line (or a line longer than the peek): JSON Lines reads it
+    try:
+        json.loads(text[:end])
+    except ValueError:
+        return True
+    return False
+
+
 def events(
     path: str, summary: Summary, max_line: int = MAX_RECORD_SIZE
 ) -> Iterator[tuple[int, JsonObject]]:
     """Each JSON object of the stream with its line number; blank lines are skipped, and any
-    other line that is not a JSON object becomes a problem of ``summary``."""
+    other line that is not a JSON object becomes a problem of ``summary``. A file that is
+    one JSON array gives its elements; one object over several lines gives itself."""
+    if is_document(path):
+        yield from _document_events(path, summary, max_line)
+        return
     for raw in read_raw(path, "jsonl", max_line):
         if raw.error is None and not raw.raw.strip():
             continue
@@ -47,6 +81,53 @@ def events(
             summary.problem(record.line, "not a JSON object, skipped")
         else:
             yield record.line, record.value
+
+
+def _document_events(
+    path: str, summary: Summary, max_size: int
+) -> Iterator[tuple[int, JsonObject]]:
+    for raw in read_raw(path, "json", max_size):
+        record = parse(raw)
+        if record.error is not None:
+            summary.problem(record.line, f"not a JSON document: {record.error}")
+            return
+        value = record.value
+        if isinstance(value, dict):
+            yield 1, value
+            return
+        if not isinstance(value, list):
+            summary.problem(1, "neither a JSON array of events nor an object, skipped")
+            return
+        lines = element_lines(raw.raw.decode("utf-8", "replace"))
+        for index, item in enumerate(value):
+            line = lines[index] if index < len(lines) else 1
+            if isinstance(item, dict):
+                yield line, item
+            else:
+                summary.problem(line, f"element {index} is not a JSON object, skipped")
+
+
+def element_lines(text: str) -> list[int]:
+    """The line each element of the JSON array ``text`` starts on."""
+    from agentruns._positions import _skip, _ws
+
+    lines: list[int] = []
+    at = _ws(text, 0)
+    if at >= len(text) or text[at] != "[":
+        return lines
+    at = _ws(text, at + 1)
+    line = 1 + text.count("\n", 0, at)
+    while at < len(text) and text[at] != "]":
+        lines.append(line)
+        end = _skip(text, at)
+        following = _ws(text, end)
+        if following < len(text) and text[following] == ",":
+            following = _ws(text, following + 1)
+        line += text.count("\n", at, following)
+        if following <= at:
+            break
+        at = following
+    return lines
 
 
 def typed(model: type[M], value: JsonObject, line: int, summary: Summary) -> M | None:

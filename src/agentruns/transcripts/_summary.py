@@ -94,11 +94,22 @@ class Summary:
     harness: str
     source: str
     session_id: str | None = None
+    prompt: str | None = None
+    """The first thing the user asked (session files keep it; a scripted stream does not)."""
     events: list[Event] = field(default_factory=list)
     final_text: str | None = None
     total_tokens: int | None = None
+    """The total as the harness's own tools count it (what eval-magic reports); the run's
+    total is derived from the kinds below when the stream gives them."""
     input_tokens: int | None = None
+    """Every token read, cache included (see ``agentruns.derivations.derive_total_tokens``)."""
     output_tokens: int | None = None
+    """Every token written, reasoning included."""
+    cache_creation_tokens: int | None = None
+    cache_read_tokens: int | None = None
+    reasoning_tokens: int | None = None
+    models: Counter[str] = field(default_factory=Counter)
+    """Output tokens (or, without them, messages) by model."""
     cost_usd: float | None = None
     duration_ms: int | None = None
     started_at: datetime | None = None
@@ -113,6 +124,41 @@ class Summary:
 
     calls: int = 0
     """Tool calls so far (the next call's ordinal)."""
+
+    children: list[Summary] = field(default_factory=list)
+    """Subagents' streams, each a run of its own (``parent_call_id`` links it)."""
+    parent_call_id: str | None = None
+
+    def add_usage(
+        self,
+        *,
+        input: int | None = None,
+        output: int | None = None,
+        cache_creation: int | None = None,
+        cache_read: int | None = None,
+        reasoning: int | None = None,
+        model: str | None = None,
+    ) -> None:
+        """Count one model call's usage, in the one meaning: ``input`` every token read
+        (cache included), ``output`` every token written (reasoning included)."""
+        for name, value in (
+            ("input_tokens", input),
+            ("output_tokens", output),
+            ("cache_creation_tokens", cache_creation),
+            ("cache_read_tokens", cache_read),
+            ("reasoning_tokens", reasoning),
+        ):
+            if value is not None:
+                setattr(self, name, (getattr(self, name) or 0) + value)
+        if model:
+            self.models[model] += output or 0
+
+    @property
+    def model(self) -> str | None:
+        """The model that wrote the most (the first seen, on a tie)."""
+        if not self.models:
+            return None
+        return max(self.models.items(), key=lambda item: item[1])[0]
 
     def next_ordinal(self) -> int:
         self.calls += 1

@@ -1,0 +1,251 @@
+"""Claude Code's own session files: ``~/.claude/projects/<project>/<session-id>.jsonl``.
+
+Each line is one entry of the session (``type`` user/assistant/system/progress/summary...)
+with ``uuid``, ``sessionId`` and ``timestamp``; assistant entries hold one content block of
+an Anthropic message each, so one API response spans several lines that repeat its
+``message.id`` and its ``usage`` (counted once: the largest of each count, as the last line
+of a streamed response has the final output count). There is no closing event: a session
+that ends is a finished run, and its time is its entries' span.
+
+Subagents (the Task tool) are runs of their own, linked to the call that started them:
+``progress`` entries of type ``agent_progress`` carry their messages inside the parent's
+file (``parentToolUseID`` names the call), ``isSidechain`` entries of older versions sit in
+the same file, and newer versions write ``<session-id>/subagents/agent-<id>.jsonl`` beside
+it (the whole subagent, preferred to its progress echo).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+
+from agentruns.transcripts._claude import (
+    TextBlock,
+    ToolResultBlock,
+    ToolUseBlock,
+    _blocks,
+    result_text,
+)
+from agentruns.transcripts._stream import JsonObject, events, millis, rfc3339
+from agentruns.transcripts._summary import Message, Summary, ToolCall
+from agentruns_generated._json import JsonValue
+
+_ENTRY_TYPES = frozenset({"user", "assistant", "system", "progress", "summary"})
+_SYNTHETIC = "<synthetic>"
+"""The model name Claude Code gives messages it wrote itself (API errors, interruptions)."""
+
+
+def looks_like(value: JsonObject) -> bool:
+    return isinstance(value.get("sessionId"), str) and value.get("type") in _ENTRY_TYPES
+
+
+@dataclass
+class _Usage:
+    model: str | None = None
+    input: int = 0
+    output: int = 0
+    cache_creation: int = 0
+    cache_read: int = 0
+
+
+@dataclass
+class _Reading:
+    """One stream of entries (the session, or one subagent) being read into a summary."""
+
+    summary: Summary
+    pending: dict[str, ToolCall] = field(default_factory=dict)
+    usage: dict[str, _Usage] = field(default_factory=dict)
+    """Per API response (``message.id``): its usage, counted once."""
+    texts: list[str] = field(default_factory=list)
+    seen: set[str] = field(default_factory=set)
+    agent_id: str | None = None
+
+    def entry(self, value: JsonObject, line: int) -> None:
+        uuid = value.get("uuid")
+        if isinstance(uuid, str):
+            if uuid in self.seen:
+                return  # a resumed session repeats the entries it resumes from
+            self.seen.add(uuid)
+        at = rfc3339(value.get("timestamp"))
+        self.summary.seen(at)
+        session = value.get("sessionId")
+        if self.summary.session_id is None and isinstance(session, str):
+            self.summary.session_id = session
+        agent = value.get("agentId")
+        if self.agent_id is None and isinstance(agent, str):
+            self.agent_id = agent
+        kind = value.get("type")
+        message = value.get("message")
+        if kind == "assistant" and isinstance(message, dict):
+            self._assistant(message, line, at)
+        elif kind == "user" and isinstance(message, dict):
+            self._user(message, line)
+
+    def _assistant(self, message: JsonObject, line: int, at: datetime | None) -> None:
+        summary = self.summary
+        model = message.get("model")
+        ident = message.get("id")
+        usage = message.get("usage")
+        if isinstance(usage, dict):
+            key = ident if isinstance(ident, str) else f"line {line}"
+            counted = self.usage.setdefault(key, _Usage())
+            if isinstance(model, str) and model != _SYNTHETIC:
+                counted.model = model
+            counted.input = max(counted.input, _count(usage, "input_tokens"))
+            counted.output = max(counted.output, _count(usage, "output_tokens"))
+            counted.cache_creation = max(
+                counted.cache_creation, _count(usage, "cache_creation_input_tokens")
+            )
+            counted.cache_read = max(counted.cache_read, _count(usage, "cache_read_input_tokens"))
+        content = message.get("content", [])
+        if not isinstance(content, str | list):
+            return
+        for block in _blocks(content, line, summary):
+            if isinstance(block, TextBlock):
+                if block.text.strip():  # a streamed response opens with blank text blocks
+                    self.texts.append(block.text)
+                    summary.events.append(Message(block.text, line, at))
+            elif isinstance(block, ToolUseBlock):
+                call = ToolCall(
+                    name=block.name,
+                    ordinal=summary.next_ordinal(),
+                    args=block.input,
+                    call_id=block.id,
+                    line=line,
+                    at=at,
+                )
+                summary.events.append(call)
+                if block.id is not None:
+                    if block.id in self.pending:
+                        summary.problem(line, f"tool call id {block.id!r} used twice")
+                    self.pending[block.id] = call
+
+    def _user(self, message: JsonObject, line: int) -> None:
+        summary = self.summary
+        content = message.get("content", [])
+        if isinstance(content, str):
+            if summary.prompt is None and content.strip():
+                summary.prompt = content
+            return
+        if not isinstance(content, list):
+            return
+        for block in _blocks(content, line, summary):
+            if isinstance(block, TextBlock):
+                if summary.prompt is None and block.text.strip():
+                    summary.prompt = block.text
+                continue
+            if not isinstance(block, ToolResultBlock):
+                continue
+            call = self.pending.get(block.tool_use_id)
+            if call is None:
+                summary.problem(line, f"tool result for {block.tool_use_id!r}, which no call made")
+            elif call.result is not None:
+                summary.problem(line, f"second tool result for {block.tool_use_id!r} ignored")
+            else:
+                call.result = result_text(block.content)
+                call.is_error = bool(block.is_error)
+
+    def close(self) -> None:
+        summary = self.summary
+        for counted in self.usage.values():
+            summary.add_usage(
+                input=counted.input + counted.cache_creation + counted.cache_read,
+                output=counted.output,
+                cache_creation=counted.cache_creation,
+                cache_read=counted.cache_read,
+                model=counted.model,
+            )
+        summary.final_text = self.texts[-1] if self.texts else None
+        if summary.started_at is not None and summary.ended_at is not None:
+            summary.duration_ms = millis(summary.started_at, summary.ended_at)
+        summary.ending = "completed"  # a session has no closing event: it ended
+        for call in self.pending.values():
+            if call.result is None:
+                summary.problem(
+                    call.line, f"tool call {call.call_id!r} ({call.name}) has no result"
+                )
+
+
+def _count(usage: dict[str, JsonValue], key: str) -> int:
+    value = usage.get(key)
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 0
+
+
+def read(path: str, summary: Summary) -> None:
+    main = _Reading(summary)
+    children: dict[str, _Reading] = {}
+    """Subagents by the call that started them (or by agent id, or ``sidechain``)."""
+    agent_calls: dict[str, str] = {}
+    for line, value in events(path, summary):
+        kind = value.get("type")
+        data = value.get("data")
+        if kind == "progress" and isinstance(data, dict) and data.get("type") == "agent_progress":
+            inner = data.get("message")
+            call = value.get("parentToolUseID")
+            if isinstance(inner, dict) and isinstance(call, str):
+                agent = data.get("agentId")
+                if isinstance(agent, str):
+                    agent_calls.setdefault(agent, call)
+                child = children.setdefault(call, _child_reading(summary, path, call))
+                child.entry(inner, line)
+            continue
+        if value.get("isSidechain") is True:
+            agent = value.get("agentId")
+            key = agent if isinstance(agent, str) else "sidechain"
+            children.setdefault(key, _child_reading(summary, path, None)).entry(value, line)
+            continue
+        if kind not in _ENTRY_TYPES:
+            summary.skipped[kind if isinstance(kind, str) else "?"] += 1
+            continue
+        _note_agent(value, agent_calls)
+        main.entry(value, line)
+    main.close()
+    for file in _subagent_files(path):
+        scratch = Summary(summary.harness, str(file))
+        reading = _Reading(scratch)
+        for line, value in events(str(file), scratch):
+            reading.entry(value, line)
+        call = agent_calls.get(reading.agent_id or file.stem.removeprefix("agent-"))
+        # the file is the whole subagent: it replaces the echo of it in the parent's progress
+        children.pop(call or "", None)
+        children.pop(reading.agent_id or "", None)
+        scratch.parent_call_id = call
+        children[f"file:{file}"] = reading
+        summary.problems.extend(scratch.problems)
+    for reading in children.values():
+        reading.close()
+        summary.children.append(reading.summary)
+
+
+def _child_reading(parent: Summary, path: str, call: str | None) -> _Reading:
+    child = Summary(parent.harness, path)
+    child.parent_call_id = call
+    return _Reading(child)
+
+
+def _note_agent(value: JsonObject, agent_calls: dict[str, str]) -> None:
+    """A Task call's result names the agent it ran (``toolUseResult.agentId``)."""
+    result = value.get("toolUseResult")
+    message = value.get("message")
+    if not isinstance(result, dict) or not isinstance(message, dict):
+        return
+    agent = result.get("agentId")
+    content = message.get("content")
+    if not isinstance(agent, str) or not isinstance(content, list):
+        return
+    for block in content:
+        if isinstance(block, dict) and isinstance(block.get("tool_use_id"), str):
+            agent_calls.setdefault(agent, str(block["tool_use_id"]))
+
+
+def _subagent_files(path: str) -> list[Path]:
+    """``<session>/subagents/agent-*.jsonl`` beside ``<session>.jsonl``, in name order."""
+    own = Path(path)
+    if own.suffix != ".jsonl":
+        return []
+    folder = own.with_suffix("") / "subagents"
+    try:
+        return sorted(p for p in folder.glob("agent-*.jsonl") if p.is_file())
+    except OSError:
+        return []

@@ -1,0 +1,199 @@
+"""Codex's own session files: ``~/.codex/sessions/YYYY/MM/DD/rollout-<time>-<id>.jsonl``.
+
+Each line is ``{timestamp, type, payload}``: ``session_meta`` (the session id), ``turn_context``
+(the model), ``response_item`` (messages, ``function_call``/``function_call_output`` pairs,
+custom and local shell tool calls, reasoning) and ``event_msg`` (``user_message``,
+``token_count`` ...). Tokens: ``token_count`` gives the session's cumulative
+``total_token_usage``; each increase is one model call's usage, attributed to the model then
+in use (summing ``last_token_usage`` counts retries twice). Codex counts cached input inside
+input and reasoning inside output, as the one rule does.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime
+
+from pydantic import MISSING
+
+from agentruns.transcripts._stream import JsonObject, compact, events, millis, rfc3339
+from agentruns.transcripts._summary import Message, Summary, ToolCall
+from agentruns_generated._json import JsonValue
+
+_KINDS = ("input_tokens", "cached_input_tokens", "output_tokens", "reasoning_output_tokens")
+_CALLS = frozenset({"function_call", "custom_tool_call", "local_shell_call", "web_search_call"})
+_OUTPUTS = frozenset({"function_call_output", "custom_tool_call_output"})
+
+
+def looks_like(value: JsonObject) -> bool:
+    payload = value.get("payload")
+    return (
+        value.get("type") in ("session_meta", "response_item", "event_msg", "turn_context")
+        and isinstance(payload, dict)
+        and "timestamp" in value
+    )
+
+
+def read(path: str, summary: Summary) -> None:
+    pending: dict[str, ToolCall] = {}
+    texts: list[str] = []
+    model: str | None = None
+    before = dict.fromkeys(_KINDS, 0)
+    for line, value in events(path, summary):
+        at = rfc3339(value.get("timestamp"))
+        summary.seen(at)
+        kind = value.get("type")
+        payload = value.get("payload")
+        if not isinstance(payload, dict):
+            summary.skipped[kind if isinstance(kind, str) else "?"] += 1
+            continue
+        inner = payload.get("type")
+        if kind == "session_meta":
+            ident = payload.get("id")
+            if summary.session_id is None and isinstance(ident, str):
+                summary.session_id = ident
+            summary.seen(rfc3339(payload.get("timestamp")))
+        elif kind == "turn_context":
+            if isinstance(payload.get("model"), str):
+                model = str(payload["model"])
+        elif kind == "response_item":
+            _item(payload, line, at, summary, pending, texts)
+        elif kind == "event_msg":
+            if inner == "user_message":
+                said = payload.get("message")
+                if summary.prompt is None and isinstance(said, str) and said.strip():
+                    summary.prompt = said
+            elif inner == "token_count":
+                info = payload.get("info")
+                if isinstance(info, dict):
+                    if isinstance(info.get("model"), str):
+                        model = str(info["model"])
+                    total = info.get("total_token_usage")
+                    if isinstance(total, dict):
+                        before = _counted(total, before, model, summary)
+        else:
+            summary.skipped[kind if isinstance(kind, str) else "?"] += 1
+    summary.final_text = texts[-1] if texts else None
+    if summary.started_at is not None and summary.ended_at is not None:
+        summary.duration_ms = millis(summary.started_at, summary.ended_at)
+    summary.ending = "completed"
+    for call in pending.values():
+        if call.result is None:
+            summary.problem(call.line, f"tool call {call.call_id!r} ({call.name}) has no result")
+
+
+def _counted(
+    total: dict[str, JsonValue], before: dict[str, int], model: str | None, summary: Summary
+) -> dict[str, int]:
+    now = {key: _int(total.get(key)) for key in _KINDS}
+    if now["input_tokens"] < before["input_tokens"]:
+        before = dict.fromkeys(_KINDS, 0)  # the counter restarted (a new process)
+    delta = {key: max(now[key] - before[key], 0) for key in _KINDS}
+    if any(delta.values()):
+        summary.add_usage(
+            input=delta["input_tokens"],
+            output=delta["output_tokens"],
+            cache_read=delta["cached_input_tokens"],
+            reasoning=delta["reasoning_output_tokens"],
+            model=model,
+        )
+    return now
+
+
+def _int(value: JsonValue) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 0
+
+
+def _item(
+    payload: JsonObject,
+    line: int,
+    at: datetime | None,
+    summary: Summary,
+    pending: dict[str, ToolCall],
+    texts: list[str],
+) -> None:
+    kind = payload.get("type")
+    if kind == "message":
+        if payload.get("role") != "assistant":
+            return
+        content = payload.get("content")
+        parts = [
+            str(part["text"])
+            for part in (content if isinstance(content, list) else [])
+            if isinstance(part, dict) and isinstance(part.get("text"), str)
+        ]
+        text = "\n".join(parts)
+        if text.strip():
+            texts.append(text)
+            summary.events.append(Message(text, line, at))
+    elif kind in _CALLS:
+        ident = payload.get("call_id")
+        call = ToolCall(
+            name=_name(payload),
+            ordinal=summary.next_ordinal(),
+            args=_args(payload),
+            call_id=ident if isinstance(ident, str) else None,
+            line=line,
+            at=at,
+        )
+        summary.events.append(call)
+        if call.call_id is not None:
+            pending[call.call_id] = call
+        if kind == "web_search_call":
+            call.result = compact(payload.get("action")) if "action" in payload else None
+    elif kind in _OUTPUTS or kind == "local_shell_call_output":
+        ident = payload.get("call_id")
+        found = pending.get(ident) if isinstance(ident, str) else None
+        if found is None:
+            summary.problem(line, f"tool output for {ident!r}, which no call made")
+            return
+        found.result, found.is_error = _output(payload.get("output"))
+    elif kind != "reasoning":
+        summary.skipped[f"response_item:{kind}" if isinstance(kind, str) else "?"] += 1
+
+
+def _name(payload: JsonObject) -> str:
+    kind = payload.get("type")
+    if kind == "local_shell_call":
+        return "local_shell"
+    if kind == "web_search_call":
+        return "web_search"
+    name = payload.get("name")
+    return name if isinstance(name, str) else "?"
+
+
+def _args(payload: JsonObject) -> JsonValue | MISSING:
+    """A call's arguments: a function call's JSON text parsed (kept as text when it is not
+    JSON), a custom tool's input, a shell call's action."""
+    if payload.get("type") == "function_call":
+        text = payload.get("arguments")
+        if not isinstance(text, str):
+            return MISSING if text is None else text
+        try:
+            parsed: JsonValue = json.loads(text)
+        except ValueError:
+            return text
+        return parsed
+    for key in ("input", "action"):
+        if key in payload:
+            return payload[key]
+    return MISSING
+
+
+def _output(output: JsonValue) -> tuple[str | None, bool]:
+    """A tool's output text, and whether it failed: Codex wraps a shell command's output as
+    JSON text ``{"output": ..., "metadata": {"exit_code": ...}}``."""
+    if output is None:
+        return None, False
+    if not isinstance(output, str):
+        return compact(output), False
+    try:
+        wrapped = json.loads(output)
+    except ValueError:
+        return output, False
+    if isinstance(wrapped, dict) and isinstance(wrapped.get("output"), str):
+        metadata = wrapped.get("metadata")
+        code = metadata.get("exit_code") if isinstance(metadata, dict) else None
+        failed = isinstance(code, int) and not isinstance(code, bool) and code != 0
+        return str(wrapped["output"]), failed
+    return output, False

@@ -1,0 +1,195 @@
+"""GitHub Copilot CLI's own sessions: ``~/.copilot/session-state/<id>/events.jsonl``.
+
+Typed events ``{type, data, id, timestamp, parentId}``: ``session.start`` (id, model),
+``user.message``, ``assistant.message`` (text, ``toolRequests``, ``outputTokens``),
+``tool.execution_start``/``tool.execution_complete`` (paired by ``toolCallId``), and at the
+end ``session.shutdown`` with the session's ``tokenDetails`` (input, output, cache read and
+write, counted apart: in the one rule input is their sum with the cache counts). Events with
+``parentToolCallId`` belong to a subagent started by that call: a run of its own.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from pydantic import MISSING
+
+from agentruns.transcripts._stream import JsonObject, compact, events, millis, rfc3339
+from agentruns.transcripts._summary import Message, Summary, ToolCall
+from agentruns_generated._json import JsonValue
+
+
+def looks_like(value: JsonObject) -> bool:
+    kind = value.get("type")
+    return (
+        isinstance(kind, str)
+        and kind.startswith(("session.", "assistant.", "user.", "tool.", "subagent."))
+        and isinstance(value.get("data"), dict)
+    )
+
+
+@dataclass
+class _Reading:
+    summary: Summary
+    pending: dict[str, ToolCall] = field(default_factory=dict)
+    texts: list[str] = field(default_factory=list)
+    output: int = 0
+    model: str | None = None
+
+
+def read(path: str, summary: Summary) -> None:
+    main = _Reading(summary)
+    children: dict[str, _Reading] = {}
+    shutdown: JsonObject | None = None
+    for line, value in events(path, summary):
+        kind = value.get("type")
+        data = value.get("data")
+        if not isinstance(data, dict) or not isinstance(kind, str):
+            summary.skipped[kind if isinstance(kind, str) else "?"] += 1
+            continue
+        at = rfc3339(value.get("timestamp"))
+        parent = data.get("parentToolCallId")
+        reading = main
+        if isinstance(parent, str):
+            reading = children.get(parent) or children.setdefault(parent, _child(summary, parent))
+        reading.summary.seen(at)
+        if kind == "session.start":
+            ident = data.get("sessionId")
+            if summary.session_id is None and isinstance(ident, str):
+                summary.session_id = ident
+            summary.seen(rfc3339(data.get("startTime")))
+            reading.model = _str(data.get("selectedModel")) or reading.model
+        elif kind == "session.model_change":
+            reading.model = _str(data.get("newModel")) or reading.model
+        elif kind == "session.shutdown":
+            shutdown = data
+        elif kind == "user.message":
+            text = _str(data.get("content"))
+            if reading.summary.prompt is None and text and text.strip():
+                reading.summary.prompt = text
+        elif kind == "assistant.message":
+            _assistant(reading, data, line, at)
+        elif kind == "tool.execution_start":
+            _start(reading, data, line, at)
+        elif kind == "tool.execution_complete":
+            _complete(reading, data, line)
+        else:
+            summary.skipped[kind] += 1
+    for reading in (main, *children.values()):
+        _close(reading, shutdown if reading is main else None)
+    summary.children.extend(reading.summary for reading in children.values())
+
+
+def _child(parent: Summary, call: str) -> _Reading:
+    child = Summary(parent.harness, parent.source)
+    child.parent_call_id = call
+    return _Reading(child)
+
+
+def _str(value: JsonValue) -> str | None:
+    return value if isinstance(value, str) else None
+
+
+def _assistant(reading: _Reading, data: JsonObject, line: int, at: datetime | None) -> None:
+    summary = reading.summary
+    model = _str(data.get("model")) or reading.model
+    reading.model = model
+    tokens = data.get("outputTokens")
+    if isinstance(tokens, int) and not isinstance(tokens, bool) and tokens > 0:
+        reading.output += tokens
+        if model:
+            summary.models[model] += tokens
+    elif model:
+        summary.models[model] += 0
+    text = _str(data.get("content"))
+    if text and text.strip():
+        reading.texts.append(text)
+        summary.events.append(Message(text, line, at))
+    requests = data.get("toolRequests")
+    for request in requests if isinstance(requests, list) else []:
+        if isinstance(request, dict):
+            _call(reading, request.get("toolCallId"), request.get("name"), request, line, at)
+
+
+def _arguments(value: JsonValue | MISSING) -> JsonValue | MISSING:
+    if isinstance(value, str):
+        try:
+            parsed: JsonValue = json.loads(value)
+        except ValueError:
+            return value
+        return parsed
+    return value
+
+
+def _call(
+    reading: _Reading,
+    ident: JsonValue,
+    name: JsonValue,
+    holder: JsonObject,
+    line: int,
+    at: datetime | None,
+) -> None:
+    summary = reading.summary
+    if isinstance(ident, str) and ident in reading.pending:
+        return
+    call = ToolCall(
+        name=name if isinstance(name, str) else "?",
+        ordinal=summary.next_ordinal(),
+        args=_arguments(holder.get("arguments", MISSING)),
+        call_id=ident if isinstance(ident, str) else None,
+        line=line,
+        at=at,
+    )
+    summary.events.append(call)
+    if call.call_id is not None:
+        reading.pending[call.call_id] = call
+
+
+def _start(reading: _Reading, data: JsonObject, line: int, at: datetime | None) -> None:
+    ident = data.get("toolCallId")
+    known = reading.pending.get(ident) if isinstance(ident, str) else None
+    if known is None:
+        _call(reading, ident, data.get("toolName"), data, line, at)
+    elif known.at is None:
+        known.at = at
+
+
+def _complete(reading: _Reading, data: JsonObject, line: int) -> None:
+    ident = data.get("toolCallId")
+    call = reading.pending.get(ident) if isinstance(ident, str) else None
+    if call is None:
+        reading.summary.problem(line, f"tool completion for {ident!r}, which no call made")
+        return
+    result = data.get("result")
+    content = result.get("content") if isinstance(result, dict) else result
+    if content is not None:
+        call.result = content if isinstance(content, str) else compact(content)
+    call.is_error = data.get("success") is False
+
+
+def _close(reading: _Reading, shutdown: JsonObject | None) -> None:
+    summary = reading.summary
+    details = shutdown.get("tokenDetails") if shutdown is not None else None
+    if isinstance(details, dict):
+        fresh, out = _count(details, "input"), _count(details, "output")
+        read_, write = _count(details, "cache_read"), _count(details, "cache_write")
+        summary.add_usage(
+            input=fresh + read_ + write, output=out, cache_creation=write, cache_read=read_
+        )
+        current = _str(shutdown.get("currentModel")) if shutdown is not None else None
+        if current and not summary.models:
+            summary.models[current] += out
+    elif reading.output:
+        summary.output_tokens = reading.output
+    summary.final_text = reading.texts[-1] if reading.texts else None
+    if summary.started_at is not None and summary.ended_at is not None:
+        summary.duration_ms = millis(summary.started_at, summary.ended_at)
+    summary.ending = "completed"
+
+
+def _count(details: JsonObject, key: str) -> int:
+    entry = details.get(key)
+    value = entry.get("tokenCount") if isinstance(entry, dict) else None
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 0
