@@ -83,11 +83,27 @@ def test_a_sidecar_gives_values_and_set_wins_over_it(tmp_path: Path) -> None:
 
 def test_losses_name_what_the_target_format_cannot_hold(tmp_path: Path) -> None:
     losses = tmp_path / "losses.jsonl"
+    args = ["--set", "eval_id=e", "--set", "prompt=p", "--losses", str(losses)]
+    args += ["--set", "condition=c", "--set", "run_index=1", "--set", "files=[]"]
+    args += ["--set", "skill_path=null", "--set", "final_message=m"]
+    result = invoke("import", str(CODEX), "--to", "portable", *args)
+    assert result.exit_code == 0, result.output
+    report = json.loads(losses.read_text())
+    assert {loss["pointer"] for loss in report["losses"]} >= {"/cache_read_tokens", "/run_id"}
+
+
+def test_what_a_format_has_no_field_for_is_carried_where_it_can_carry(tmp_path: Path) -> None:
+    from agentruns import to_canonical
+    from agentruns.models import AgentRun
+
+    losses = tmp_path / "losses.jsonl"
     args = ["--set", "agent_id=a", "--set", "goal=g", "--losses", str(losses)]
     result = invoke("import", str(CODEX), "--to", "agentrun", *args)
     assert result.exit_code == 0, result.output
     report = json.loads(losses.read_text())
-    assert {loss["pointer"] for loss in report["losses"]} >= {"/total_tokens", "/duration_ms"}
+    assert {loss["pointer"] for loss in report["losses"]} == {"/steps"}
+    run = to_canonical(AgentRun.model_validate_json(result.stdout))
+    assert (run.total_tokens, run.cache_read_tokens, run.run_id) == (120, 75, "thread-codex-1")
 
 
 def test_a_transcript_cut_short_is_a_failed_run_with_its_reason_and_exit_1() -> None:
@@ -104,8 +120,9 @@ def test_a_transcript_cut_short_is_a_failed_run_with_its_reason_and_exit_1() -> 
     assert result.exit_code == 1
     record = json.loads(result.stdout)
     assert record["status"] == "failed"
-    assert record["events"][-1]["type"] == "error"
-    assert "without Claude Code's closing result event" in record["events"][-1]["message"]
+    own = [event for event in record["events"] if event["type"] != "x-agentruns-carry"]
+    assert own[-1]["type"] == "error"
+    assert "without Claude Code's closing result event" in own[-1]["message"]
     assert "with problems" in result.stderr
 
 

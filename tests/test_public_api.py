@@ -162,6 +162,7 @@ PUBLIC: dict[str, list[str]] = {
         "RunFacts",
         "RunStats",
         "Sketch",
+        "TOKEN_KINDS",
         "facts_from",
         "render",
         "stats_document",
@@ -194,6 +195,7 @@ PUBLIC: dict[str, list[str]] = {
         "detect",
         "load",
         "read",
+        "sessions",
         "summarize",
     ],
     "agentruns.formats": [

@@ -14,7 +14,7 @@ import os
 import signal
 import stat
 import sys
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import ExitStack
 from functools import partial
 from pathlib import Path
@@ -574,6 +574,51 @@ _HARNESS_HELP = (
 )
 
 
+def _is_folder_of_sessions(name: str) -> bool:
+    """A folder that is not itself one session (a Cline task, an OpenCode storage tree)."""
+    from agentruns import transcripts as readers
+
+    if not os.path.isdir(name):
+        return False
+    try:
+        readers.detect(name)
+    except readers.TranscriptError:
+        return True
+    return False
+
+
+def _refuse_sessions_as_outputs(folders: list[str], named: dict[str, str]) -> None:
+    """An output that is a session inside a folder being imported would replace an input."""
+    from agentruns import transcripts as readers
+
+    for option, path in named.items():
+        if path == "-" or not os.path.isfile(path):
+            continue
+        target = Path(path).resolve()
+        for folder in folders:
+            if Path(folder).resolve() in target.parents:
+                try:
+                    readers.detect(path)
+                except readers.TranscriptError:
+                    continue
+                raise _Usage(f"{option} {path} is a session in {folder}, an input: not replaced")
+
+
+def _each_session(inputs: Sequence[str]) -> Iterator[list[str]]:
+    from agentruns import transcripts as readers
+
+    for name in inputs:
+        if _is_folder_of_sessions(name):
+            found = 0
+            for session, _ in readers.sessions(name):
+                found += 1
+                yield [session]
+            if not found:
+                yield [name]  # rejected as what it is: a folder without a session
+        else:
+            yield [name]
+
+
 def _set_value(text: str) -> tuple[str, JsonValue]:
     key, equals, value = text.partition("=")
     if not equals or not key:
@@ -658,13 +703,19 @@ def import_command(
             raise _Usage(str(error)) from None
     values = _sidecar(sidecar) if sidecar else {}
     values.update(_set_value(text) for text in sets)
-    runs = [[name] for name in transcripts] if each else [list(transcripts)]
+    folders = [name for name in transcripts if _is_folder_of_sessions(name)]
+    if folders:
+        # a folder in, every session out: each session is a run of its own, found lazily
+        runs: Iterable[list[str]] = _each_session(transcripts)
+    else:
+        runs = [[name] for name in transcripts] if each else [list(transcripts)]
     named = {"-o": output, "--rejects": rejects or "-", "--losses": losses or "-"}
     extra_inputs = [p for p in (sidecar, conversation) if p]
     try:
         refuse_overlaps((*transcripts, *extra_inputs), named)
     except OutputError as error:
         raise _Usage(str(error)) from None
+    _refuse_sessions_as_outputs(folders, named)
     messages = Reporter("text", max_errors, quiet, err=True)
     made = failed = troubled = 0
     with ExitStack() as stack:
@@ -720,8 +771,10 @@ def import_command(
                     continue
                 _commit(writer, name or "")
         stack.pop_all()
+    count = made + failed
     _err(
-        f"{len(runs)} run{'s' if len(runs) != 1 else ''} from {len(transcripts)} transcript"
+        f"{count} run{'s' if count != 1 else ''} from {len(transcripts)} "
+        f"{'input' if folders else 'transcript'}"
         f"{'s' if len(transcripts) != 1 else ''}: {made} written as {to}, {failed} rejected"
         + (f"; {troubled} with problems" if troubled else "")
         + messages.summary("--losses FILE lists every problem; --max-errors 0 prints all")

@@ -27,6 +27,7 @@ __all__ = [
     "MAX_KEYS",
     "OTHER",
     "QUANTILES",
+    "TOKEN_KINDS",
     "RunFacts",
     "RunStats",
     "Sketch",
@@ -145,6 +146,11 @@ class RunFacts:
     tokens: int | None
     tools: list[tuple[str, bool]]
     """(name, failed) of each tool call."""
+    model: str | None = None
+    day: str | None = None
+    """The UTC date the run started (``YYYY-MM-DD``)."""
+    kinds: dict[str, int] = field(default_factory=dict)
+    """Tokens by kind (input, output, cache_creation, cache_read, reasoning), where known."""
 
     @classmethod
     def of(cls, run: Run, fmt: str) -> RunFacts:
@@ -164,7 +170,27 @@ class RunFacts:
             duration_ms=derivations.duration_ms(run),
             tokens=derivations.total_tokens(run),
             tools=tools,
+            model=run.model if isinstance(run.model, str) else None,
+            day=_day(run),
+            kinds={
+                kind: value
+                for kind in TOKEN_KINDS
+                if isinstance(value := getattr(run, f"{kind}_tokens"), int) and value >= 0
+            },
         )
+
+
+TOKEN_KINDS = ("input", "output", "cache_creation", "cache_read", "reasoning")
+"""The kinds of tokens the canonical run keeps apart (``<kind>_tokens``)."""
+
+
+def _day(run: Run) -> str | None:
+    from datetime import UTC, datetime
+
+    start = run.started_at
+    if not isinstance(start, datetime) or start.tzinfo is None:
+        return None
+    return start.astimezone(UTC).date().isoformat()
 
 
 def _name(value: object) -> str:
@@ -183,9 +209,20 @@ class RunStats:
     tool_failures: Counter[str] = field(default_factory=Counter)
     duration_ms: Sketch = field(default_factory=Sketch)
     tokens: Sketch = field(default_factory=Sketch)
+    tokens_by_kind: Counter[str] = field(default_factory=Counter)
+    tokens_by_model: Counter[str] = field(default_factory=Counter)
+    runs_by_model: Counter[str] = field(default_factory=Counter)
+    tokens_by_day: Counter[str] = field(default_factory=Counter)
+    runs_by_day: Counter[str] = field(default_factory=Counter)
 
     def add(self, facts: RunFacts) -> None:
         self.runs += 1
+        self.tokens_by_kind.update(facts.kinds)
+        model, day, total = facts.model or "(none)", facts.day or "(none)", facts.tokens or 0
+        _bounded(self.runs_by_model, model)
+        _bounded(self.tokens_by_model, model, total)
+        _bounded(self.runs_by_day, day)
+        _bounded(self.tokens_by_day, day, total)
         self.by_format_status[facts.format, facts.status or "(none)"] += 1
         _bounded(self.agents, facts.agent or "(none)")
         for name, failed in facts.tools:
@@ -201,10 +238,15 @@ class RunStats:
         self.runs += other.runs
         self.rejected += other.rejected
         self.by_format_status.update(other.by_format_status)
+        self.tokens_by_kind.update(other.tokens_by_kind)
         for mine, theirs in (
             (self.agents, other.agents),
             (self.tool_calls, other.tool_calls),
             (self.tool_failures, other.tool_failures),
+            (self.runs_by_model, other.runs_by_model),
+            (self.tokens_by_model, other.tokens_by_model),
+            (self.runs_by_day, other.runs_by_day),
+            (self.tokens_by_day, other.tokens_by_day),
         ):
             for key, amount in theirs.items():
                 _bounded(mine, key, amount)
@@ -226,8 +268,21 @@ class RunStats:
             "most_used_tools": _top(self.tool_calls, top),
             "most_failing_tools": _top(self.tool_failures, top),
             "runs_per_agent": _top(self.agents, top),
+            "tokens_by_kind": {kind: self.tokens_by_kind[kind] for kind in TOKEN_KINDS},
+            "tokens_by_model": [
+                {"name": name, "runs": self.runs_by_model[name], "tokens": tokens}
+                for name, tokens in _ranked(self.tokens_by_model, self.runs_by_model, top)
+            ],
+            "tokens_by_day": [
+                {"day": day, "runs": self.runs_by_day[day], "tokens": self.tokens_by_day[day]}
+                for day in sorted(self.runs_by_day)
+            ],
             "quantile_accuracy": self.duration_ms.accuracy,
         }
+
+
+def _ranked(tokens: Counter[str], runs: Counter[str], top: int) -> list[tuple[str, int]]:
+    return sorted(((k, tokens[k]) for k in runs), key=lambda item: (-item[1], item[0]))[:top]
 
 
 def _top(counter: Counter[str], top: int) -> list[JsonValue]:
@@ -247,7 +302,7 @@ def stats_document(raw: Raw, fmt: str = "auto") -> Outcome:
 def facts_from(output: bytes) -> RunFacts:
     value = json.loads(output)
     value["tools"] = [(str(name), bool(failed)) for name, failed in value["tools"]]
-    return RunFacts(**value)
+    return RunFacts(**value)  # kinds come back as the dict they were sent as
 
 
 def render(stats: RunStats, top: int = 10) -> str:
@@ -281,6 +336,21 @@ def render(stats: RunStats, top: int = 10) -> str:
         for entry in entries:
             assert isinstance(entry, dict)
             lines.append(f"  {entry['name']!s:<40} {entry['count']:>10}")
+    if any(stats.tokens_by_kind.values()):
+        lines.append("")
+        kinds = ", ".join(f"{k} {stats.tokens_by_kind[k]:,}" for k in TOKEN_KINDS)
+        lines.append(f"tokens by kind: {kinds} (cache counts are parts of input)")
+    if set(stats.runs_by_model) - {"(none)"}:
+        lines.append("")
+        lines.append("tokens by model")
+        for name, tokens in _ranked(stats.tokens_by_model, stats.runs_by_model, top):
+            lines.append(f"  {name:<40} {stats.runs_by_model[name]:>6} runs {tokens:>14,}")
+    if set(stats.runs_by_day) - {"(none)"}:
+        lines.append("")
+        lines.append("tokens by day")
+        for day in sorted(stats.runs_by_day)[-top:]:
+            runs, tokens = stats.runs_by_day[day], stats.tokens_by_day[day]
+            lines.append(f"  {day:<12} {runs:>6} runs {tokens:>14,}")
     lines.append("")
     lines.append(f"percentiles within {stats.duration_ms.accuracy:.0%} (a mergeable sketch)")
     return "\n".join(lines)

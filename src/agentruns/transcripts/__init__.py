@@ -13,7 +13,7 @@ problem, never a stop.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import ExitStack
 from dataclasses import dataclass, replace
 from datetime import datetime
@@ -66,6 +66,7 @@ __all__ = [
     "detect",
     "load",
     "read",
+    "sessions",
     "summarize",
 ]
 
@@ -160,8 +161,8 @@ def detect(path: str) -> HarnessName:
         if _opencode_storage.storage_root(Path(path)) is not None:
             return "opencode-storage"
         raise TranscriptError(
-            f"{path}: a folder, but not a Cline task or OpenCode storage "
-            "(to import every session in it, give it to `agentruns import`)"
+            f"{path}: a folder with no session of a known harness in it (not a Cline task "
+            "or OpenCode storage; `agentruns import FOLDER` finds the sessions under it)"
         )
     try:
         if _opencode_storage.is_database(path):
@@ -190,6 +191,49 @@ def detect(path: str) -> HarnessName:
             "name the harness (--harness)"
         )
     return votes.most_common(1)[0][0]
+
+
+def sessions(folder: str | Path) -> Iterator[tuple[str, HarnessName]]:
+    """Every session under a folder, as (what ``load`` takes, its harness), in path order.
+
+    A Cline task folder and an OpenCode storage tree or database are sessions (one, or one a
+    session they hold); any other file is sniffed, and kept when a harness recognizes it. A
+    Claude Code subagent file (``<session>/subagents/agent-*.jsonl``) belongs to its session
+    and is not one of its own. The folder is walked lazily: a home directory's worth of
+    sessions is never held at once.
+    """
+    import os
+
+    for top, dirs, files in os.walk(folder, onerror=None):
+        dirs.sort()
+        here = Path(top)
+        if _cline_task.folder_of(top) == here:
+            dirs.clear()
+            yield top, "cline-task"
+            continue
+        if here.name == "storage" and (here / "session").is_dir():
+            dirs.clear()
+            for name in _opencode_storage.sessions(top):
+                yield name, "opencode-storage"
+            continue
+        if here.name == "subagents" and here.parent.with_suffix(".jsonl").is_file():
+            continue
+        for name in sorted(files):
+            path = str(here / name)
+            if name.endswith(".db"):
+                try:
+                    if _opencode_storage.is_database(path):
+                        for session in _opencode_storage.sessions(path):
+                            yield session, "opencode-storage"
+                except (OSError, InputError):
+                    pass
+                continue
+            if not name.endswith((".jsonl", ".json", ".ndjson")):
+                continue
+            try:
+                yield path, detect(path)
+            except TranscriptError:
+                continue  # not a session of any harness
 
 
 def summarize(

@@ -37,7 +37,10 @@ _SYNTHETIC = "<synthetic>"
 
 
 def looks_like(value: JsonObject) -> bool:
-    return isinstance(value.get("sessionId"), str) and value.get("type") in _ENTRY_TYPES
+    kind = value.get("type")
+    return (
+        isinstance(value.get("sessionId"), str) and isinstance(kind, str) and kind in _ENTRY_TYPES
+    )
 
 
 @dataclass
@@ -195,7 +198,7 @@ def read(path: str, summary: Summary) -> None:
             key = agent if isinstance(agent, str) else "sidechain"
             children.setdefault(key, _child_reading(summary, path, None)).entry(value, line)
             continue
-        if kind not in _ENTRY_TYPES:
+        if not isinstance(kind, str) or kind not in _ENTRY_TYPES:
             summary.skipped[kind if isinstance(kind, str) else "?"] += 1
             continue
         _note_agent(value, agent_calls)

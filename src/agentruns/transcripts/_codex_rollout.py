@@ -112,7 +112,8 @@ def _item(
     pending: dict[str, ToolCall],
     texts: list[str],
 ) -> None:
-    kind = payload.get("type")
+    found = payload.get("type")
+    kind = found if isinstance(found, str) else None
     if kind == "message":
         if payload.get("role") != "assistant":
             return
@@ -143,13 +144,13 @@ def _item(
             call.result = compact(payload.get("action")) if "action" in payload else None
     elif kind in _OUTPUTS or kind == "local_shell_call_output":
         ident = payload.get("call_id")
-        found = pending.get(ident) if isinstance(ident, str) else None
-        if found is None:
+        answered = pending.get(ident) if isinstance(ident, str) else None
+        if answered is None:
             summary.problem(line, f"tool output for {ident!r}, which no call made")
             return
-        found.result, found.is_error = _output(payload.get("output"))
+        answered.result, answered.is_error = _output(payload.get("output"))
     elif kind != "reasoning":
-        summary.skipped[f"response_item:{kind}" if isinstance(kind, str) else "?"] += 1
+        summary.skipped[f"response_item:{kind}" if kind is not None else "?"] += 1
 
 
 def _name(payload: JsonObject) -> str:

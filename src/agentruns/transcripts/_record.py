@@ -15,11 +15,13 @@ from dataclasses import dataclass, replace
 from pydantic import MISSING, BaseModel, ValidationError
 
 from agentruns.canonical import FIELDS, Run
-from agentruns.conversion import Derived, Loss, format_for
+from agentruns.conversion import Derived, Loss, _carried, format_for
 from agentruns.detect import MODELS
 from agentruns.errors import RecordError
 from agentruns.io import error_pointers
 from agentruns_generated._json import JsonValue
+
+_NOT_CARRIED = frozenset({"steps", "subagents"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -149,10 +151,29 @@ def to_record(run: Run, to: str, values: Mapping[str, JsonValue]) -> Imported:
             record = _validated(model, written.record, values, to)
             back = fmt.read(record)
     kept = [d for d in written.derived if d.pointer not in given]
+    unheld = [
+        name
+        for name in FIELDS
+        if getattr(run, name) is not MISSING
+        and getattr(back, name) != getattr(run, name)
+        and fmt.pointer(name) not in given
+    ]
+    # What the format has no field for is carried where it can carry (AgentRun's reserved
+    # property, cortex's carry event), as a conversion carries it: the run's model and token
+    # kinds come back in `stats` and `convert`. Steps and subagents are not carried: they
+    # would hold the transcript twice.
+    carriable = [name for name in unheld if name not in _NOT_CARRIED]
+    uncarried = carriable
+    if carriable:
+        carrying, uncarried = _carried(fmt, record, "transcript", run, carriable)
+        if carrying is None:
+            uncarried = carriable
+        else:
+            record = carrying
     losses: list[Loss] = []
-    for name in FIELDS:
+    for name in unheld:
         value = getattr(run, name)
-        if value is MISSING or getattr(back, name) == value or fmt.pointer(name) in given:
+        if name in carriable and name not in uncarried:
             continue
         if name == "steps" and isinstance(value, tuple):
             shown = getattr(back, name)
