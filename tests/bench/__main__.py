@@ -310,6 +310,56 @@ def bench_transcripts(workdir: Path, runs: int) -> None:
         out.unlink()
 
 
+def _size(path: Path) -> int:
+    if path.is_file():
+        return path.stat().st_size
+    return sum(p.stat().st_size for p in path.rglob("*") if p.is_file())
+
+
+def bench_readers(workdir: Path, runs: int) -> None:
+    """Events/s and MB/s of every reader (in process), on the sessions the property tests
+    generate, then a folder of 1,000 sessions through the command (time, peak RSS)."""
+    from agentruns.transcripts import HARNESSES, load
+    from tests.test_transcript_properties import RENDER, Action, Call, Say, _materialize
+
+    print("\n## readers: one generated session each (in process)")
+    plan: list[Action] = [
+        Call("Bash", {"command": f"ls {i}", "cwd": "/tmp"}, "a.txt\n" * 20)
+        if i % 3
+        else Say(f"step {i}: " + "x" * 200)
+        for i in range(6000)
+    ]
+    for harness in HARNESSES:
+        folder = workdir / f"reader-{harness}"
+        folder.mkdir()
+        actions = plan if harness in RENDER else plan[:1500]  # a folder: a file per part
+        path = _materialize(harness, actions, folder)
+        size = _size(path) / 2**20
+        seconds = _best(runs, partial(load, path, harness))
+        print(
+            f"{harness:<20} {len(actions):>6,} events, {size:6.1f} MB: "
+            f"{len(actions) / seconds:>9,.0f} events/s, {size / seconds:6.1f} MB/s"
+        )
+    print("\n## import DIR: 1,000 Claude Code sessions, one record each (time, peak RSS)")
+    sample = Path(__file__).parents[1] / "fixtures/upstream/agent-logs/claude-session"
+    text = (sample / "spotter-subagent.jsonl").read_text()
+    root = workdir / "projects"
+    for i in range(1000):
+        project = root / f"project-{i % 20:02d}"
+        project.mkdir(parents=True, exist_ok=True)
+        ident = "491e126e-1e71-469c-ade2-fcc8af567c74"
+        (project / f"{i:04d}.jsonl").write_text(text.replace(ident, f"session-{i:04d}"))
+    out = workdir / "sessions.jsonl"
+    command = ("import", "-q", str(root), "--to", "agentrun", "--set", "agent_id=a", "-o", str(out))
+    seconds = _best(1, partial(_cli, *command))
+    rss = _peak_rss_kib(*command)
+    size = _size(root) / 2**20
+    print(
+        f"1,000 sessions, {size:,.0f} MB: {seconds:6.2f} s, {1000 / seconds:,.0f} sessions/s, "
+        f"{size / seconds:5.1f} MB/s, peak RSS {rss / 1024:,.1f} MiB"
+    )
+
+
 def bench_stats(workdir: Path, small: int, large: int) -> None:
     print(f"\n## stats: peak RSS over {small} vs {large} JSONL lines (mixed formats)")
     results: dict[int, int] = {}
@@ -366,11 +416,29 @@ def main() -> int:
     parser.add_argument("--rss-large", type=int, default=200_000)
     parser.add_argument(
         "--only",
-        choices=["validate", "convert", "memory", "import", "transcripts", "stats", "dask"],
+        choices=[
+            "validate",
+            "convert",
+            "memory",
+            "import",
+            "transcripts",
+            "readers",
+            "stats",
+            "dask",
+        ],
         action="append",
     )
     args = parser.parse_args()
-    everything = ["validate", "convert", "memory", "import", "transcripts", "stats", "dask"]
+    everything = [
+        "validate",
+        "convert",
+        "memory",
+        "import",
+        "transcripts",
+        "readers",
+        "stats",
+        "dask",
+    ]
     chosen = set(args.only or everything)
     print(f"python {sys.version.split()[0]}, {os.cpu_count()} cpus")
     with tempfile.TemporaryDirectory(prefix="agentruns-bench-") as tmp:
@@ -385,6 +453,8 @@ def main() -> int:
             bench_import(11)
         if "transcripts" in chosen:
             bench_transcripts(workdir, args.runs)
+        if "readers" in chosen:
+            bench_readers(workdir, args.runs)
         if "stats" in chosen:
             bench_stats(workdir, args.rss_small, args.rss_large)
         if "dask" in chosen:

@@ -174,12 +174,80 @@ class Descriptor(_Lenient):
         return self.conversation.token_usage_aggregation
 
 
+MAX_DESCRIPTOR_SIZE = 1 << 20
+"""A descriptor is a few kilobytes of tables; a larger file is refused before it is parsed."""
+MAX_DESCRIPTOR_DEPTH = 32
+"""Nesting of arrays and inline tables, and parts of a dotted key or header, a descriptor may
+have (eval-magic's go three deep): deeper is refused before parsing, which would recurse."""
+
+
 def load(path: str | Path) -> Descriptor:
     try:
-        data = tomllib.loads(Path(path).read_text(encoding="utf-8"))
+        with Path(path).open("rb") as stream:
+            raw = stream.read(MAX_DESCRIPTOR_SIZE + 1)
+        if len(raw) > MAX_DESCRIPTOR_SIZE:
+            raise DescriptorError(
+                f"{path}: larger than {MAX_DESCRIPTOR_SIZE} bytes: not a harness descriptor"
+            )
+        text = raw.decode("utf-8")
+        _bounded(text, str(path))
+        data = tomllib.loads(text)
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as error:
         raise DescriptorError(f"{path}: {error}") from None
+    except RecursionError:
+        raise DescriptorError(f"{path}: nested too deep to be a harness descriptor") from None
     return parse(data, str(path))
+
+
+def _bounded(text: str, where: str) -> None:
+    """Refuse nesting deeper than ``MAX_DESCRIPTOR_DEPTH``, counted outside strings and
+    comments, in one pass over the text (line, then the offending construct)."""
+    depth = 0
+    dots = 0
+    quote = ""
+    line = 1
+    index = 0
+    length = len(text)
+    while index < length:
+        char = text[index]
+        if quote:
+            if char == "\\" and quote == '"':
+                index += 2
+                continue
+            if text.startswith(quote, index):
+                index += len(quote)
+                quote = ""
+                continue
+            if char == "\n":
+                line += 1
+            index += 1
+            continue
+        if char in "\"'":
+            quote = char * 3 if text.startswith(char * 3, index) else char
+            index += len(quote)
+            continue
+        if char == "#":
+            end = text.find("\n", index)
+            index = length if end < 0 else end
+            continue
+        if char == "\n":
+            line += 1
+            dots = 0
+        elif char in "[{":
+            depth += 1
+        elif char in "]}":
+            depth -= 1
+        elif char == ".":
+            dots += 1
+        elif char == "=" or char == ",":
+            dots = 0
+        if depth > MAX_DESCRIPTOR_DEPTH or dots > MAX_DESCRIPTOR_DEPTH:
+            what = "arrays or tables nested" if depth > MAX_DESCRIPTOR_DEPTH else "a dotted key"
+            raise DescriptorError(
+                f"{where}:{line}: {what} deeper than {MAX_DESCRIPTOR_DEPTH}: "
+                "not a harness descriptor"
+            )
+        index += 1
 
 
 def parse(data: dict[str, object], where: str) -> Descriptor:
