@@ -224,3 +224,19 @@ def test_a_folder_of_many_sessions_imports_in_bounded_memory(tmp_path: Path) -> 
     assert result.exit_code == 0, result.stderr[-500:]
     assert len(out.read_text().splitlines()) == 300
     assert peak < 40 * 2**20  # one session at a time (300 at once would hold them all)
+
+
+def test_an_imported_session_exports_its_model_and_token_kinds(tmp_path: Path) -> None:
+    import pyarrow.parquet as pq
+
+    record = tmp_path / "run.json"
+    session = LOGS / "claude-session" / "spotter-short.jsonl"
+    imported = invoke(
+        "import", str(session), "--to", "agentrun", "--set", "agent_id=a", "-o", str(record)
+    )
+    assert imported.exit_code == 0, imported.stderr
+    assert invoke("export", str(record), "-o", str(tmp_path / "tables")).exit_code == 0
+    (row,) = pq.read_table(tmp_path / "tables" / "runs.parquet").to_pylist()
+    assert row["model"] == "claude-opus-4-6"
+    assert (row["cache_read_tokens"], row["cache_creation_tokens"]) == (11515, 13835)
+    assert row["total_tokens"] == row["input_tokens"] + row["output_tokens"]
