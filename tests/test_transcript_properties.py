@@ -214,6 +214,28 @@ def _copilot(plan: list[Action]) -> list[Json]:
     return lines
 
 
+def _pi(plan: list[Action]) -> list[Json]:
+    lines: list[Json] = [{"type": "agent_start"}]
+    user: Json = {"role": "user", "content": [{"type": "text", "text": "go"}]}
+    lines.append({"type": "message_end", "message": user})
+    for i, action in enumerate(plan):
+        usage: Json = {"input": 2, "output": 1, "cacheRead": 3, "cacheWrite": 0}
+        message: Json = {"role": "assistant", "model": "pi-x", "usage": usage}
+        if isinstance(action, Say):
+            message["content"] = [{"type": "text", "text": action.text}]
+            lines.append({"type": "message_end", "message": message})
+            continue
+        block: Json = {"type": "toolCall", "id": f"c{i}", "name": action.name, "arguments": {}}
+        message["content"] = [block]
+        lines.append({"type": "message_end", "message": message})
+        start: Json = {"type": "tool_execution_start", "toolCallId": f"c{i}", "args": action.args}
+        result: Json = {"content": [{"type": "text", "text": action.result}]}
+        end: Json = {"type": "tool_execution_end", "toolCallId": f"c{i}", "result": result}
+        lines += [start, end]
+    lines.append({"type": "agent_end"})
+    return lines
+
+
 RENDER: dict[str, Callable[[list[Action]], list[Json]]] = {
     "claude-code": _claude,
     "codex": _codex,
@@ -223,6 +245,7 @@ RENDER: dict[str, Callable[[list[Action]], list[Json]]] = {
     "codex-rollout": _codex_rollout,
     "gemini": _gemini,
     "copilot": _copilot,
+    "pi": _pi,
 }
 """Harnesses whose input is one file of JSON lines, by a renderer of a plan in their events."""
 
@@ -280,8 +303,24 @@ FOLDERS: dict[str, Callable[[list[Action], Path], Path]] = {
 """Harnesses whose input is a folder, by a writer of a plan as that folder."""
 
 
+def _aider_history(plan: list[Action], root: Path) -> Path:
+    """Aider's Markdown: the plan's messages as answers (Aider has no structured calls)."""
+    lines = ["", "# aider chat started at 2026-01-01 09:00:00", "", "> Main model: m-1 with diff"]
+    lines += ["", "#### fix it", ""]
+    for action in plan:
+        if isinstance(action, Say):  # an answer (of any paragraphs), then the next request
+            lines += [action.text, "", "#### go on", ""]
+    path = root / ".aider.chat.history.md"
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+NO_CALLS: dict[str, Callable[[list[Action], Path], Path]] = {"aider": _aider_history}
+"""Harnesses without structured tool calls, by a writer of a plan's messages."""
+
+
 def test_every_harness_has_a_generator() -> None:
-    assert set(RENDER) | set(FOLDERS) == set(HARNESSES)
+    assert set(RENDER) | set(FOLDERS) | set(NO_CALLS) == set(HARNESSES)
 
 
 def _write(path: Path, lines: list[bytes]) -> Path:
@@ -320,7 +359,7 @@ def _materialize(harness: str, plan: list[Action], folder: Path) -> Path:
     return _write(folder / f"{harness}.jsonl", _encode(RENDER[harness](plan)))
 
 
-@pytest.mark.parametrize("harness", HARNESSES)
+@pytest.mark.parametrize("harness", sorted(set(HARNESSES) - set(NO_CALLS)))
 @given(plan=actions)
 @_SETTINGS
 def test_a_well_formed_stream_keeps_every_tool_call_in_order(
@@ -341,7 +380,9 @@ def test_a_well_formed_stream_keeps_every_tool_call_in_order(
 @pytest.mark.parametrize("harness", HARNESSES)
 def test_auto_recognizes_a_generated_stream(harness: str, tmp_path: Path) -> None:
     plan: list[Action] = [Call("Bash", {"command": "ls"}, "a.txt"), Say("done")]
-    if harness in FOLDERS:
+    if harness in NO_CALLS:
+        stream = NO_CALLS[harness](plan, tmp_path)
+    elif harness in FOLDERS:
         stream = FOLDERS[harness](plan, tmp_path)
     else:
         stream = _write(tmp_path / "t.jsonl", _encode(RENDER[harness](plan)))
@@ -355,6 +396,7 @@ USAGE: dict[str, Callable[[int], tuple[int, int, int, int]]] = {
     "copilot": lambda n: (9, 4, 0, 0),
     "opencode-storage": lambda n: (7 * n, 3 * n, 0, 4 * n),
     "cline-task": lambda n: (9, 2, 1, 3),
+    "pi": lambda n: (5 * n, n, 0, 3 * n),
 }
 """(input, output, cache creation, cache read) in the one meaning, for a plan of n actions,
 as each generator above writes its agent's own counts."""
@@ -462,3 +504,18 @@ def test_random_bytes_never_raise(blob: bytes, tmp_path: Path) -> None:
         except TranscriptError:
             continue  # the file's rejection (nothing this harness writes), not a crash
         _records(transcript)
+
+
+answers = st.lists(st.from_regex(r"[A-Za-z][A-Za-z ,.]{0,30}[a-z.]", fullmatch=True), max_size=8)
+
+
+@given(texts=answers)
+@_SETTINGS
+def test_an_aider_history_keeps_every_answer_in_order(
+    texts: list[str], tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    plan: list[Action] = [Say(text) for text in texts]
+    run = load(_aider_history(plan, tmp_path_factory.mktemp("aider")), "aider").run
+    assert run.steps is not MISSING
+    assert [s.message for s in run.steps] == texts  # each answer, between two requests
+    assert (run.goal, run.model, run.status) == ("fix it", "m-1", "completed")

@@ -28,6 +28,7 @@ from pydantic import MISSING, TypeAdapter, ValidationError
 from agentruns.canonical import STEP_FAILED, Run, Status, Step
 from agentruns.errors import DescriptorError, InputError, TranscriptError
 from agentruns.transcripts import (
+    _aider,
     _claude,
     _claude_session,
     _cline,
@@ -39,6 +40,7 @@ from agentruns.transcripts import (
     _gemini,
     _opencode,
     _opencode_storage,
+    _pi,
 )
 from agentruns.transcripts._declarative import Descriptor
 from agentruns.transcripts._stream import JsonObject, events
@@ -81,6 +83,8 @@ HarnessName = Literal[
     "copilot",
     "opencode-storage",
     "cline-task",
+    "pi",
+    "aider",
 ]
 HARNESSES: tuple[HarnessName, ...] = get_args(HarnessName)
 """The built-in harnesses, by the names ``--harness`` takes: what the agents print when run
@@ -105,6 +109,8 @@ _NAMED: dict[str, _Reader] = {
     "copilot-events": _copilot.read,
     "opencode-storage": _opencode_storage.read,
     "cline-task": _cline_task.read,
+    "pi-events": _pi.read,
+    "aider-history": _aider.read,
 }
 
 
@@ -143,6 +149,7 @@ _LOOKS: tuple[tuple[HarnessName, Callable[[JsonObject], bool]], ...] = (
     ("claude-code-session", _claude_session.looks_like),
     ("opencode-storage", _opencode_storage.looks_like_session),
     ("cline-task", _cline_task.looks_like),
+    ("pi", _pi.looks_like),
     ("cline", _cline.looks_like),
     ("opencode", _opencode.looks_like),
     ("claude-code", _claude.looks_like),
@@ -167,6 +174,10 @@ def detect(path: str) -> HarnessName:
     try:
         if _opencode_storage.is_database(path):
             return "opencode-storage"
+        if path != "-":
+            with Path(path).open("rb") as stream:
+                if _aider.looks_like(stream.read(4096)):
+                    return "aider"
     except OSError as error:
         raise TranscriptError(f"{path}: {error.strerror or error}") from None
     votes: Counter[HarnessName] = Counter()
@@ -228,7 +239,7 @@ def sessions(folder: str | Path) -> Iterator[tuple[str, HarnessName]]:
                 except (OSError, InputError):
                     pass
                 continue
-            if not name.endswith((".jsonl", ".json", ".ndjson")):
+            if not name.endswith((".jsonl", ".json", ".ndjson", ".aider.chat.history.md")):
                 continue
             try:
                 yield path, detect(path)

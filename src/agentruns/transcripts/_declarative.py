@@ -43,6 +43,8 @@ ParserName = Literal[
     "copilot-events",
     "opencode-storage",
     "cline-task",
+    "pi-events",
+    "aider-history",
 ]
 """The named readers (code, for streams that need joins across events): eval-magic's four,
 then agentruns' readers of the agents' own session files."""

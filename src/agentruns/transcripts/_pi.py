@@ -1,0 +1,142 @@
+"""pi (the coding agent): ``pi --mode json`` events.
+
+``agent_start``/``agent_end`` bound a run (a retry starts another), ``message_end`` holds each
+finished message: the user's (the goal), the assistant's (``text`` and ``toolCall`` blocks,
+``model``, ``usage``) and tool results (``role: toolResult``); ``tool_execution_start`` and
+``_end`` give a call's arguments and result. pi counts cache reads and writes apart from
+``input``: in the one rule input is their sum. ``message_update`` events repeat a message as
+it streams and are not read.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from pydantic import MISSING
+
+from agentruns.transcripts._stream import JsonObject, compact, epoch_ms, events, millis
+from agentruns.transcripts._summary import Message, Summary, ToolCall
+from agentruns_generated._json import JsonValue
+
+_TYPES = frozenset(
+    {"agent_start", "agent_end", "turn_start", "turn_end", "message_start", "message_update"}
+)
+
+
+def looks_like(value: JsonObject) -> bool:
+    kind = value.get("type")
+    if kind in ("message_end", "message_start") and isinstance(value.get("message"), dict):
+        message = value["message"]
+        return isinstance(message, dict) and "role" in message and "sessionId" not in value
+    return kind in ("agent_start", "tool_execution_start", "tool_execution_end")
+
+
+def _int(value: JsonValue) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 0
+
+
+def read(path: str, summary: Summary) -> None:
+    pending: dict[str, ToolCall] = {}
+    texts: list[str] = []
+    ended = False
+    for line, value in events(path, summary):
+        kind = value.get("type")
+        if kind == "agent_start":
+            ended = False
+        elif kind == "agent_end":
+            ended = True
+        elif kind == "message_end" and isinstance(value.get("message"), dict):
+            message = value["message"]
+            assert isinstance(message, dict)
+            _message(message, line, summary, pending, texts)
+        elif kind == "tool_execution_start":
+            call = pending.get(str(value.get("toolCallId")))
+            args = value.get("args")
+            if call is not None and args not in (None, {}) and call.args in (MISSING, {}):
+                call.args = args
+        elif kind == "tool_execution_end":
+            call = pending.get(str(value.get("toolCallId")))
+            if call is not None and call.result is None:
+                call.result = _content(value.get("result"))
+                call.is_error = value.get("isError") is True
+        elif not isinstance(kind, str) or kind not in _TYPES:
+            summary.skipped[kind if isinstance(kind, str) else "?"] += 1
+    summary.final_text = texts[-1] if texts else None
+    if summary.started_at is not None and summary.ended_at is not None:
+        summary.duration_ms = millis(summary.started_at, summary.ended_at)
+    if ended:
+        summary.ending = "completed"
+    else:
+        summary.reason = "the stream ends without pi's agent_end event"
+        summary.problem(0, summary.reason)
+
+
+def _content(holder: JsonValue) -> str | None:
+    content = holder.get("content") if isinstance(holder, dict) else holder
+    if content is None:
+        return None
+    if isinstance(content, list):
+        return "\n".join(
+            str(part["text"]) if isinstance(part, dict) and "text" in part else compact(part)
+            for part in content
+        )
+    return content if isinstance(content, str) else compact(content)
+
+
+def _message(
+    message: JsonObject,
+    line: int,
+    summary: Summary,
+    pending: dict[str, ToolCall],
+    texts: list[str],
+) -> None:
+    at: datetime | None = epoch_ms(message.get("timestamp"))
+    summary.seen(at)
+    role = message.get("role")
+    content = message.get("content")
+    blocks = [b for b in content if isinstance(b, dict)] if isinstance(content, list) else []
+    if role == "user":
+        said = "\n".join(str(b["text"]) for b in blocks if isinstance(b.get("text"), str))
+        if summary.prompt is None and said.strip():
+            summary.prompt = said
+    elif role == "toolResult":
+        call = pending.get(str(message.get("toolCallId")))
+        if call is not None and call.result is None:
+            call.result = _content(message)
+            call.is_error = message.get("isError") is True
+    elif role == "assistant":
+        usage = message.get("usage")
+        model = message.get("model")
+        if isinstance(usage, dict):
+            read_, write = _int(usage.get("cacheRead")), _int(usage.get("cacheWrite"))
+            cost = usage.get("cost")
+            total = cost.get("total") if isinstance(cost, dict) else None
+            summary.add_usage(
+                input=_int(usage.get("input")) + read_ + write,
+                output=_int(usage.get("output")),
+                cache_creation=write,
+                cache_read=read_,
+                model=model if isinstance(model, str) else None,
+            )
+            if isinstance(total, int | float) and not isinstance(total, bool):
+                summary.cost_usd = (summary.cost_usd or 0.0) + float(total)
+        for block in blocks:
+            if block.get("type") == "text" and isinstance(block.get("text"), str):
+                text = str(block["text"])
+                if text.strip():
+                    texts.append(text)
+                    summary.events.append(Message(text, line, at))
+            elif block.get("type") == "toolCall":
+                ident = block.get("id")
+                name = block.get("name")
+                call = ToolCall(
+                    name=name if isinstance(name, str) else "?",
+                    ordinal=summary.next_ordinal(),
+                    args=block.get("arguments", MISSING),
+                    call_id=ident if isinstance(ident, str) else None,
+                    line=line,
+                    at=at,
+                )
+                summary.events.append(call)
+                if call.call_id is not None:
+                    pending[call.call_id] = call
