@@ -283,3 +283,18 @@ def test_a_session_file_has_no_closing_event_and_is_a_finished_run_with_its_time
     assert run.duration_ms == 259_943
     assert isinstance(run.final_message, str)
     assert run.final_message.strip()
+
+
+def test_codex_exec_plans_and_errors_are_not_calls_and_failures_are_marked() -> None:
+    run = load(LOGS / "codex-exec-json" / "takopi-codex_exec_json_all_formats.jsonl").run
+    assert run.steps is not MISSING
+    calls = [s for s in run.steps if s.kind == "tool_call"]
+    assert "todo_list" not in [s.name for s in calls]
+    assert "error" not in [s.name for s in calls]
+    failed = [(s.name, s.output) for s in calls if s.status == "error"]
+    assert failed == [
+        ("command_execution", "....F\n"),
+        ("file_change", MISSING),
+        ("mcp_tool_call", '{"message":"tool timeout"}'),  # the error, not the null result
+    ]
+    assert run.status == "failed"
