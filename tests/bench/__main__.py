@@ -408,38 +408,19 @@ def bench_dask(workdir: Path, count: int, runs: int) -> None:
     out.unlink()
 
 
+SECTIONS = ("validate", "convert", "memory", "import", "transcripts", "readers", "stats", "dask")
+"""What the bench can run (``--only``), all of them by default."""
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(prog="python -m tests.bench")
     parser.add_argument("--records", type=int, default=5000)
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--rss-small", type=int, default=10_000)
     parser.add_argument("--rss-large", type=int, default=200_000)
-    parser.add_argument(
-        "--only",
-        choices=[
-            "validate",
-            "convert",
-            "memory",
-            "import",
-            "transcripts",
-            "readers",
-            "stats",
-            "dask",
-        ],
-        action="append",
-    )
+    parser.add_argument("--only", choices=SECTIONS, action="append")
     args = parser.parse_args()
-    everything = [
-        "validate",
-        "convert",
-        "memory",
-        "import",
-        "transcripts",
-        "readers",
-        "stats",
-        "dask",
-    ]
-    chosen = set(args.only or everything)
+    chosen = set(args.only or SECTIONS)
     print(f"python {sys.version.split()[0]}, {os.cpu_count()} cpus")
     with tempfile.TemporaryDirectory(prefix="agentruns-bench-") as tmp:
         workdir = Path(tmp)

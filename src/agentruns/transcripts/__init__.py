@@ -26,6 +26,7 @@ from typing import Literal, TypeVar, get_args
 from pydantic import MISSING, TypeAdapter, ValidationError
 
 from agentruns.canonical import STEP_FAILED, Run, Status, Step
+from agentruns.derivations import derive_total_tokens
 from agentruns.errors import DescriptorError, InputError, TranscriptError
 from agentruns.transcripts import (
     _aider,
@@ -497,11 +498,7 @@ def _run(
         goal=_or_missing(rounds[0].prompt),
         final_message=final if final is not None else MISSING,
         steps=tuple(steps),
-        total_tokens=_or_missing(
-            inputs + outputs
-            if inputs is not None and outputs is not None
-            else _total([r.total_tokens for r in rounds], how)
-        ),
+        total_tokens=_or_missing(_run_total(inputs, outputs, rounds, how)),
         input_tokens=_or_missing(inputs),
         output_tokens=_or_missing(outputs),
         cache_creation_tokens=_or_missing(_kind([r.cache_creation_tokens for r in rounds], how)),
@@ -514,6 +511,20 @@ def _run(
         extra={"permission_denials": list[JsonValue](denials)} if denials else MISSING,
         subagents=children if children else MISSING,
     )
+
+
+def _run_total(
+    inputs: int | None,
+    outputs: int | None,
+    rounds: tuple[Summary, ...],
+    how: Literal["sum", "last"],
+) -> int | None:
+    """The run's total by the one rule (``derive_total_tokens``) where the kinds are known;
+    else the harness's own (a declared harness that gives only a total)."""
+    derived = derive_total_tokens(
+        Run(input_tokens=_or_missing(inputs), output_tokens=_or_missing(outputs))
+    )
+    return derived.value if derived is not None else _total([r.total_tokens for r in rounds], how)
 
 
 def _kind(values: list[int | None], how: Literal["sum", "last"]) -> int | None:

@@ -175,18 +175,7 @@ def _assistant(
             texts.append(block.text)
             summary.events.append(Message(block.text, line))
         elif isinstance(block, ToolUseBlock):
-            call = ToolCall(
-                name=block.name,
-                ordinal=summary.next_ordinal(),
-                args=block.input,
-                call_id=block.id,
-                line=line,
-            )
-            summary.events.append(call)
-            if block.id is not None:
-                if block.id in pending:
-                    summary.problem(line, f"tool call id {block.id!r} used twice")
-                pending[block.id] = call
+            summary.call(block.name, block.input, block.id, line, pending=pending)
     return texts
 
 

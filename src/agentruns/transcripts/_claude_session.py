@@ -110,19 +110,7 @@ class _Reading:
                     self.texts.append(block.text)
                     summary.events.append(Message(block.text, line, at))
             elif isinstance(block, ToolUseBlock):
-                call = ToolCall(
-                    name=block.name,
-                    ordinal=summary.next_ordinal(),
-                    args=block.input,
-                    call_id=block.id,
-                    line=line,
-                    at=at,
-                )
-                summary.events.append(call)
-                if block.id is not None:
-                    if block.id in self.pending:
-                        summary.problem(line, f"tool call id {block.id!r} used twice")
-                    self.pending[block.id] = call
+                summary.call(block.name, block.input, block.id, line, at, self.pending)
 
     def _user(self, message: JsonObject, line: int) -> None:
         summary = self.summary

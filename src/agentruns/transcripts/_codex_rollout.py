@@ -128,18 +128,9 @@ def _item(
             texts.append(text)
             summary.events.append(Message(text, line, at))
     elif kind in _CALLS:
-        ident = payload.get("call_id")
-        call = ToolCall(
-            name=_name(payload),
-            ordinal=summary.next_ordinal(),
-            args=_args(payload),
-            call_id=ident if isinstance(ident, str) else None,
-            line=line,
-            at=at,
+        call = summary.call(
+            _name(payload), _args(payload), payload.get("call_id"), line, at, pending
         )
-        summary.events.append(call)
-        if call.call_id is not None:
-            pending[call.call_id] = call
         if kind == "web_search_call":
             call.result = compact(payload.get("action")) if "action" in payload else None
     elif kind in _OUTPUTS or kind == "local_shell_call_output":

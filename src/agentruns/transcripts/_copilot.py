@@ -131,20 +131,10 @@ def _call(
     line: int,
     at: datetime | None,
 ) -> None:
-    summary = reading.summary
     if isinstance(ident, str) and ident in reading.pending:
-        return
-    call = ToolCall(
-        name=name if isinstance(name, str) else "?",
-        ordinal=summary.next_ordinal(),
-        args=_arguments(holder.get("arguments", MISSING)),
-        call_id=ident if isinstance(ident, str) else None,
-        line=line,
-        at=at,
-    )
-    summary.events.append(call)
-    if call.call_id is not None:
-        reading.pending[call.call_id] = call
+        return  # requested, then started: one call
+    args = _arguments(holder.get("arguments", MISSING))
+    reading.summary.call(name, args, ident, line, at, reading.pending)
 
 
 def _start(reading: _Reading, data: JsonObject, line: int, at: datetime | None) -> None:

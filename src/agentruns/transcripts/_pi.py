@@ -127,16 +127,5 @@ def _message(
                     texts.append(text)
                     summary.events.append(Message(text, line, at))
             elif block.get("type") == "toolCall":
-                ident = block.get("id")
-                name = block.get("name")
-                call = ToolCall(
-                    name=name if isinstance(name, str) else "?",
-                    ordinal=summary.next_ordinal(),
-                    args=block.get("arguments", MISSING),
-                    call_id=ident if isinstance(ident, str) else None,
-                    line=line,
-                    at=at,
-                )
-                summary.events.append(call)
-                if call.call_id is not None:
-                    pending[call.call_id] = call
+                args = block.get("arguments", MISSING)
+                summary.call(block.get("name"), args, block.get("id"), line, at, pending)

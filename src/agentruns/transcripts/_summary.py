@@ -164,6 +164,32 @@ class Summary:
         self.calls += 1
         return self.calls - 1
 
+    def call(
+        self,
+        name: JsonValue,
+        args: JsonValue | MISSING,
+        call_id: JsonValue,
+        line: int,
+        at: datetime | None = None,
+        pending: dict[str, ToolCall] | None = None,
+    ) -> ToolCall:
+        """A tool call, next in order (a name or id that is not text is ``?``/none), kept in
+        ``pending`` by its id for its result to find (an id used twice is a problem)."""
+        call = ToolCall(
+            name=name if isinstance(name, str) else "?",
+            ordinal=self.next_ordinal(),
+            args=args,
+            call_id=call_id if isinstance(call_id, str) else None,
+            line=line,
+            at=at,
+        )
+        self.events.append(call)
+        if pending is not None and call.call_id is not None:
+            if call.call_id in pending:
+                self.problem(line, f"tool call id {call.call_id!r} used twice")
+            pending[call.call_id] = call
+        return call
+
     @property
     def tool_invocations(self) -> list[ToolCall]:
         return [event for event in self.events if isinstance(event, ToolCall)]
