@@ -93,6 +93,8 @@ def generate_models(
     class_name: str,
     source: ModelSource,
     rules: dict[str, Json] | None = None,
+    refs: dict[str, Json] | None = None,
+    optional_rules: frozenset[str] = frozenset(),
 ) -> str:
     """Return the Python source of the models for one normalised JSON Schema."""
     with warnings.catch_warnings():
@@ -123,7 +125,7 @@ def generate_models(
             ]
         )
     try:
-        output = rule_types(output, rules or {})
+        output = rule_types(output, rules or {}, refs or {}, optional=optional_rules)
     except RuleNotAttached as error:
         raise CodegenError(
             [Diagnostic(source.schema_path, "", str(error), Severity.ERROR)]

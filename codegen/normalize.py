@@ -29,6 +29,8 @@ from codegen._json import Json, JsonObject, pointer
 from codegen._names import pascal
 from codegen.diagnostics import Diagnostic, DiagnosticSink
 from codegen.regex import PatternError, to_rust
+from codegen.schema_passes import walk
+from codegen.schema_passes.boolean_schemas import boolean_schemas
 from codegen.schema_passes.nullable_enums import nullable_enums
 
 JSON_VALUE = "JsonValue"
@@ -50,17 +52,25 @@ _SCHEMA_VALUES = (
     "propertyNames",
 )
 _RULE_KEYWORDS = ("not", "if", "then", "else")
-# What agentruns_generated._json.satisfies evaluates (plus annotations, which it ignores).
-_EVALUATED = frozenset(
+# The rule evaluator (agentruns_generated._json.satisfies) evaluates every draft-07 assertion
+# keyword and ignores annotations and unknown keywords, as draft-07 says. These keywords of
+# later dialects change what other keywords mean, so a rule that holds one is refused.
+_UNEVALUATED = frozenset(
+    {"unevaluatedProperties", "unevaluatedItems", "$dynamicRef", "$recursiveRef"}
+)
+_ASSERTING = frozenset(
     {
         "type", "const", "enum", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum",
         "multipleOf", "minLength", "maxLength", "pattern", "format", "minItems", "maxItems",
-        "uniqueItems", "items", "required", "properties", "additionalProperties",
-        "minProperties", "maxProperties", "allOf", "anyOf", "oneOf", "not", "if", "then", "else",
-        "title", "description", "examples", "default", "$comment", "contains", "additionalItems",
-        "patternProperties", "propertyNames", "dependencies",
+        "uniqueItems", "items", "additionalItems", "contains", "required", "properties",
+        "additionalProperties", "patternProperties", "minProperties", "maxProperties",
+        "propertyNames", "dependencies", "allOf", "anyOf", "oneOf", "not", "if", "then",
+        "else", "$ref", "prefixItems", "dependentSchemas", "dependentRequired", "minContains",
+        "maxContains", "unevaluatedProperties", "unevaluatedItems", "x-allOf", "discriminator",
     }
 )  # fmt: skip
+"""Keywords that constrain a value (draft-07's, later dialects', and the normaliser's own);
+a schema with none of them accepts every JSON value."""
 _ANNOTATION_ONLY = frozenset(
     {
         "description",
@@ -81,17 +91,36 @@ class Normalized:
     diagnostics: tuple[Diagnostic, ...]
     rules: dict[str, Json]
     """Type alias name -> the JSON Schema rule its values must also satisfy (see
-    ``_enforce_exactly``); the driver's ``rule_types`` pass attaches each to its alias."""
+    ``_enforce_exactly``); the driver's ``rule_types`` pass attaches each to its alias.
+    ``ROOT_RULE`` names the root, whatever the class name the caller gives it."""
+    refs: dict[str, Json]
+    """The reference table of the rules: JSON pointer -> the subschema there, as the schema
+    states it (before any rewriting), for every ``$ref`` a rule can reach."""
+
+
+    unreachable: frozenset[str] = frozenset()
+    """Rules of definitions no reference reaches from the root: the generator may leave their
+    types out, and then no model can hold a value the rule would judge."""
+
+
+ROOT_RULE = ""
+"""The key of ``Normalized.rules`` for a rule on the root type."""
 
 
 def normalize(schema: JsonObject, *, source: str, strict: bool = False) -> Normalized:
     sink = DiagnosticSink(source)
-    prepared = nullable_enums(schema)  # a copy
+    prepared = nullable_enums(boolean_schemas(schema))  # a copy
     assert isinstance(prepared, dict)
     normalizer = _Normalizer(prepared, sink)
     result = normalizer.run()
     sink.raise_if(strict=strict)
-    return Normalized(result, tuple(sink.items), dict(normalizer.rules))
+    return Normalized(
+        result,
+        tuple(sink.items),
+        dict(normalizer.rules),
+        dict(normalizer.refs),
+        frozenset(normalizer.unreachable_rules(result)),
+    )
 
 
 class _Normalizer:
@@ -104,7 +133,13 @@ class _Normalizer:
         self._uses_json_value = False
         self._format_types: set[str] = set()
         self.rules: dict[str, Json] = {}
+        self.refs: dict[str, Json] = {}
+        self._stated: JsonObject = {}
+        self._taken_names = _titles(schema)
         dialect = schema.get("$schema")
+        self._draft7 = not (
+            isinstance(dialect, str) and ("2019-09" in dialect or "2020-12" in dialect)
+        )
         # uuid and duration are formats of 2019-09 on (and JSON Structure types); in a
         # draft-07 document they are unknown formats, which draft-07 treats as annotations
         self._checked_formats = (
@@ -122,12 +157,17 @@ class _Normalizer:
         self._translate_patterns(self._root, "")
         if self._sink.errors:
             return self._root
+        # the schema as stated, in the evaluator's spelling: rules resolve their $ref here,
+        # never in the rewritten document (where a definition may be split or lifted)
+        self._stated = copy.deepcopy(self._root)
         self._name_item_unions()
         self._split_conditionals()
         self._enforce_exactly()
         if self._sink.errors:
             return self._root
         self._walk(self._root, "", value_position=False)
+        if self._is_free_form(self._root):
+            self._root["anyOf"] = [self._json_value_ref()]  # the root accepts any JSON value
         self._add_discriminators(self._root)
         for format_name, type_name in FORMAT_TYPES.items():
             if type_name in self._format_types:
@@ -181,8 +221,10 @@ class _Normalizer:
         if not isinstance(node, dict):
             return
         identifier = node.get("$id")
+        if "$ref" in node and self._draft7:
+            identifier = None  # draft-07: every sibling of $ref is ignored, $id too
         if isinstance(identifier, str):
-            resolved = urljoin(base, identifier)
+            resolved = _join(base, identifier)
             uri, fragment = urldefrag(resolved)
             if fragment and not fragment.startswith("/"):
                 anchors[f"{uri}#{fragment}"] = at
@@ -209,9 +251,19 @@ class _Normalizer:
         if not isinstance(node, dict):
             return
         base = node.pop("$agentruns-base", "")
+        if at:
+            # every reference is a local pointer now; an $id left inside would make the
+            # generator resolve "#" against that subschema instead of the document
+            node.pop("$id", None)
+            node.pop("$anchor", None)
         ref = node.get("$ref")
-        if isinstance(ref, str) and isinstance(base, str) and (base or not ref.startswith("#")):
-            uri, fragment = urldefrag(urljoin(base, ref))
+        named = isinstance(ref, str) and ref.startswith("#") and not ref.startswith("#/")
+        if (
+            isinstance(ref, str)
+            and isinstance(base, str)
+            and (base or not ref.startswith("#") or (named and ref != "#"))
+        ):
+            uri, fragment = urldefrag(_join(base, ref))
             local: str | None = None
             if f"{uri}#{fragment}" in anchors:
                 local = "#" + anchors[f"{uri}#{fragment}"]
@@ -374,7 +426,8 @@ class _Normalizer:
     def _is_free_form(self, node: Json) -> bool:
         if node is True:
             return True
-        return isinstance(node, dict) and set(node) <= _ANNOTATION_ONLY
+        # annotations, definitions and unknown keywords constrain nothing (draft-07)
+        return isinstance(node, dict) and not set(node) & _ASSERTING
 
     def _walk(self, node: Json, at: str, *, value_position: bool) -> None:
         if not isinstance(node, dict):
@@ -386,6 +439,10 @@ class _Normalizer:
                     sub_at = at + pointer(key, name)
                     if key in ("properties", "patternProperties") and self._is_free_form(sub):
                         members[name] = self._free(sub)
+                    elif key in ("definitions", "$defs") and self._is_free_form(sub):
+                        # a definition of any value: a named alias of JsonValue
+                        assert isinstance(sub, dict)
+                        sub["anyOf"] = [self._json_value_ref()]
                     elif key in ("properties", "patternProperties") and self._format_ref(sub):
                         members[name] = self._format_ref(sub) or {}
                     else:
@@ -396,7 +453,10 @@ class _Normalizer:
             members_list = node.get(key)
             if isinstance(members_list, list):
                 for index, sub in enumerate(members_list):
-                    self._walk(sub, at + pointer(key, index), value_position=True)
+                    if key in ("anyOf", "oneOf") and self._is_free_form(sub):
+                        members_list[index] = self._free(sub)
+                    else:
+                        self._walk(sub, at + pointer(key, index), value_position=True)
         for key in _SCHEMA_VALUES:
             if key not in node:
                 continue
@@ -640,13 +700,7 @@ class _Normalizer:
         if owner is None:
             return  # not inside an object's properties: _enforce_exactly attaches it here
         rule: JsonObject = {key: node.pop(key) for key in found}
-        inlined = self._inline_refs(rule, at, frozenset())
-        unsupported = sorted(_keywords_of(inlined) - _EVALUATED)
-        if unsupported:
-            self._sink.error(
-                at, f"{'/'.join(found)} uses keywords the rule evaluator lacks: {unsupported}"
-            )
-            return
+        inlined = self._rule(rule, at)
         for kind, name in reversed(path):
             inlined = (
                 {kind: {name: inlined}}
@@ -662,40 +716,29 @@ class _Normalizer:
             "allOf (no type can carry it)",
         )
 
-    def _inline_refs(self, node: Json, at: str, seen: frozenset[str]) -> Json:
-        """The rule with every reference replaced by its target (the evaluator is
-        reference-free), within ``MAX_RULE_NODES``: references that fan out (an ``anyOf``
-        of references to ``anyOf``s of references...) would grow a rule exponentially in the
-        schema's size, so past the budget the rule is refused, with its pointer."""
-        budget = [MAX_RULE_NODES]
-        try:
-            return self._inline(node, at, seen, budget)
-        except _OverBudget:
-            self._sink.error(
-                at,
-                f"this rule would inline more than {MAX_RULE_NODES} schema nodes "
-                "(references that fan out); refused",
-            )
-            return {}
+    def _rule(self, rule: JsonObject, at: str) -> JsonObject:
+        """``rule`` as it is written into a model, its references resolvable in ``refs``.
 
-    def _inline(self, node: Json, at: str, seen: frozenset[str], budget: list[int]) -> Json:
-        budget[0] -= 1
-        if budget[0] < 0:
-            raise _OverBudget
-        if isinstance(node, list):
-            return [self._inline(sub, at, seen, budget) for sub in node]
-        if not isinstance(node, dict):
-            return node
-        ref = node.get("$ref")
-        if isinstance(ref, str):
-            if ref in seen:
-                self._sink.error(at, f"recursive reference {ref!r} inside a lifted rule")
-                return {}
-            target = self._resolve(node)
-            rest = {k: v for k, v in node.items() if k != "$ref"}
-            resolved = self._inline(target, at, seen | {ref}, budget)
-            return {"allOf": [resolved, rest]} if rest else resolved
-        return {key: self._inline(value, at, seen, budget) for key, value in node.items()}
+        A rule keeps its ``$ref``: each is resolved in the schema as stated (so recursion is
+        by name and nothing the normaliser rewrote leaks into a rule), and every subschema a
+        rule can reach through references joins the reference table.
+        """
+        pending = list(_references(rule))
+        while pending:
+            ref = pending.pop()
+            key = ref[1:]
+            if key in self.refs:
+                continue
+            tokens = ref_tokens(ref)
+            target = _at(self._stated, tokens) if tokens is not None else None
+            if target is None:
+                self._sink.error(at, f"reference {ref!r} in a rule does not resolve; refused")
+                continue
+            self.refs[key] = target
+            pending.extend(_references(target))
+        for keyword in sorted(_keywords(rule) & _UNEVALUATED):
+            self._sink.error(at, f"{keyword} in a rule: the rule evaluator lacks it; refused")
+        return rule
 
     # -- exactness ------------------------------------------------------------------
 
@@ -746,35 +789,53 @@ class _Normalizer:
             # which properties or items are "additional" depends on these: judged together
             loose |= set(node) & {"additionalProperties", "additionalItems", "items"}
         rendered = {key: node.pop(key) for key in loose}
-        rule: JsonObject = {
-            key: _restated(original[key]) for key in sorted(loose) if key in original
-        }
-        if "additionalProperties" in rule and "properties" in original:
-            rule["properties"] = original["properties"]
+        # the rule states the schema as written where the document still holds it there:
+        # what the normaliser lifted or rewrote below this node cannot leak into the rule
+        stated = _at(self._stated, ref_tokens("#" + at) or [])
+        source = stated if isinstance(stated, dict) else {}
+        rule: JsonObject = {}
+        for key in sorted(loose):
+            if key in source:
+                rule[key] = source[key]
+            elif key in original:
+                rule[key] = _restated(original[key])
+        if "additionalProperties" in rule and "properties" in (source or original):
+            rule["properties"] = (source or original)["properties"]
         if "oneOf" in loose and not any(k in node for k in ("anyOf", "allOf")):
             node["anyOf"] = rendered["oneOf"]  # the superset: any one (exact) branch
             _distinct_branches(node)
-        inlined = self._inline_refs(rule, at, frozenset())
-        if isinstance(node.get("properties"), dict) and node.get("type") in ("object", None):
+        object_model = isinstance(node.get("properties"), dict) and node.get("type") in (
+            "object",
+            None,
+        )
+        if not object_model and "x-allOf" in node:
+            # rules lifted into what is no object model now: they join this node's rule
+            lifted = node.pop("x-allOf")
+            assert isinstance(lifted, list)
+            rule["allOf"] = [*_as_list(rule.get("allOf")), *lifted]
+        inlined = self._rule(rule, at)
+        if object_model:
             # an object model: the rule joins its published allOf, checked by its validator
             rules = node.setdefault("x-allOf", [])
             assert isinstance(rules, list)
             rules.append(inlined)
             self._sink.warn(at, f"{', '.join(sorted(loose))}: enforced by a model validator")
             return node
-        if at == "" and alias is None:
-            self._sink.error(
-                at,
-                f"{', '.join(sorted(loose))} at the root of a schema that is not an object "
-                "with properties cannot be enforced; refused",
-            )
-            return node
         if self._is_free_form(node):
             # nothing the generator renders is left: the value is any JSON value
             node["anyOf"] = [self._json_value_ref()]
+        if at == "" and alias is None:
+            # the root type, named by the caller: the rule is attached by that name
+            self.rules[ROOT_RULE] = inlined
+            self._sink.warn(at, f"{', '.join(sorted(loose))}: enforced by the root type")
+            return node
         name = alias if alias is not None else self._rule_name(at)
+        # the type's name is decided here, as a name the generator keeps as it is (an
+        # identifier no other schema title or definition takes), so the rule finds its alias
         title = node.get("title")
-        type_name = title if isinstance(title, str) else pascal(name)
+        type_name = self._type_name(
+            title if isinstance(title, str) else name, own=pascal(alias) if alias else None
+        )
         node["title"] = type_name
         self.rules[type_name] = inlined
         self._sink.warn(at, f"{', '.join(sorted(loose))}: enforced by the type {type_name}")
@@ -785,6 +846,42 @@ class _Normalizer:
         defs[name] = node
         reference: JsonObject = {"$ref": "#" + pointer(self._defs_key, name)}
         return reference
+
+    def unreachable_rules(self, schema: JsonObject) -> set[str]:
+        """The rules' type names whose definitions the root does not reach by ``$ref``."""
+        defs = schema.get(self._defs_key)
+        if not isinstance(defs, dict):
+            return set()
+        reached: set[str] = set()
+        pending: list[Json] = [{k: v for k, v in schema.items() if k != self._defs_key}]
+        while pending:
+            for ref in _references(pending.pop()):
+                tokens = ref_tokens(ref)
+                if tokens and len(tokens) >= 2 and tokens[0] == self._defs_key:
+                    if tokens[1] not in reached:
+                        reached.add(tokens[1])
+                        pending.append(defs.get(tokens[1]))
+        return {
+            title
+            for name, sub in defs.items()
+            if name not in reached
+            and isinstance(sub, dict)
+            and isinstance(title := sub.get("title"), str)
+            and title in self.rules
+        }
+
+    def _type_name(self, wanted: str, *, own: str | None = None) -> str:
+        """A class name for a rule's type (``own``: the definition's own name, which it may
+        keep)."""
+        base = pascal(wanted) or "Value"
+        if not base[0].isalpha() or not base.isascii():
+            base = "Value" + base if base.isascii() else "Value"
+        name, counter = base, 1
+        while (name in self._taken_names and name != own) or name in self.rules:
+            counter += 1
+            name = f"{base}{counter}"
+        self._taken_names.add(name)
+        return name
 
     def _is_object_model(self, node: Json) -> bool:
         target = self._resolve(node)
@@ -1028,14 +1125,6 @@ def _literal_values(values: Json) -> bool:
     return all(isinstance(v, int) and not isinstance(v, bool) for v in values)
 
 
-MAX_RULE_NODES = 20_000
-"""Largest rule (in JSON nodes, references inlined) the build step writes into a model."""
-
-
-class _OverBudget(Exception):
-    pass
-
-
 _SAFE_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*")
 _INDEX = re.compile(r"0|[1-9][0-9]*")
 
@@ -1139,18 +1228,65 @@ def _name_union_items(owner: str, property_name: str, node: Json) -> None:
     items["title"] = pascal(owner) + pascal(singular)
 
 
-def _keywords_of(schema: Json) -> set[str]:
-    """Every keyword used in a schema (property names excluded)."""
-    found: set[str] = set()
-    if isinstance(schema, list):
-        for member in schema:
-            found |= _keywords_of(member)
-    elif isinstance(schema, dict):
-        for key, value in schema.items():
-            found.add(key)
-            if key == "properties" and isinstance(value, dict):
-                for member in value.values():
-                    found |= _keywords_of(member)
-            elif key not in ("const", "enum", "examples", "default"):
-                found |= _keywords_of(value)
+_SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:")
+
+
+def _join(base: str, ref: str) -> str:
+    """``ref`` resolved against ``base`` (RFC 3986), for URNs too, which ``urljoin`` leaves
+    alone: a fragment replaces the base's, an absolute URI stands as it is."""
+    if ref.startswith("#"):
+        return urldefrag(base)[0] + ref
+    if _SCHEME.match(ref):
+        return ref
+    return urljoin(base, ref)
+
+
+def _as_list(value: Json) -> list[Json]:
+    return value if isinstance(value, list) else []
+
+
+def _references(schema: Json) -> list[str]:
+    """The ``$ref`` of every subschema of ``schema`` (values of ``enum`` and the like are
+    not schemas, and a property called ``$ref`` is no reference)."""
+    found: list[str] = []
+    for node in walk.subschemas(schema):
+        ref = node.get("$ref")
+        if isinstance(ref, str):
+            found.append(ref)
     return found
+
+
+def _keywords(schema: Json) -> set[str]:
+    """The keywords used by ``schema`` and its subschemas."""
+    found: set[str] = set()
+    for node in walk.subschemas(schema):
+        found.update(node)
+    return found
+
+
+def _at(document: Json, tokens: list[str]) -> Json | None:
+    target = document
+    for token in tokens:
+        if isinstance(target, dict) and token in target:
+            target = target[token]
+        elif isinstance(target, list) and _INDEX.fullmatch(token) and int(token) < len(target):
+            target = target[int(token)]
+        else:
+            return None
+    return target
+
+
+def _titles(schema: Json) -> set[str]:
+    """Names the generator may give classes of this schema: its titles and definition names."""
+    names: set[str] = set()
+    for node in walk.subschemas(schema):
+        title = node.get("title")
+        if isinstance(title, str):
+            names.add(title)
+            names.add(pascal(title))
+        for key in ("definitions", "$defs"):
+            defs = node.get(key)
+            if isinstance(defs, dict):
+                names.update(defs)
+                names.update(pascal(name) for name in defs)
+    return names

@@ -16,7 +16,7 @@ from codegen._json import MAX_DEPTH, Json, JsonObject, dump_json, load_json, too
 from codegen.diagnostics import CodegenError, Diagnostic, DiagnosticSink, Severity
 from codegen.driver import ModelSource, generate_models, render_runtime_module, sha256_of, tidy
 from codegen.manifest import SchemaEntry, read_manifest
-from codegen.normalize import normalize
+from codegen.normalize import ROOT_RULE, normalize
 from codegen.structure import is_json_structure, translate
 
 PACKAGE = "agentruns_generated"
@@ -56,8 +56,10 @@ def json_schema_for(
     if is_json_structure(document):
         translation = translate(document, source=source, strict=strict)
         return translation.schema, list(translation.diagnostics)
+    if isinstance(document, bool):
+        document = {} if document else {"not": {}}  # the schemas every / no value satisfies
     if not isinstance(document, dict):
-        raise CodegenError([Diagnostic(source, "", "a schema must be a JSON object")])
+        raise CodegenError([Diagnostic(source, "", "a schema must be a JSON object or boolean")])
     dialect = document.get("$schema")
     if dialect is not None and (
         not isinstance(dialect, str) or not dialect.rstrip("#").startswith(_JSON_SCHEMA_DIALECTS)
@@ -75,7 +77,17 @@ def model_source(
     normalized = normalize(schema, source=source.schema_path, strict=strict)
     prepared = dict(normalized.schema)
     prepared["title"] = class_name  # the root class name is stable whatever the schema's title
-    code = generate_models(prepared, class_name=class_name, source=source, rules=normalized.rules)
+    rules = {
+        class_name if name == ROOT_RULE else name: rule for name, rule in normalized.rules.items()
+    }
+    code = generate_models(
+        prepared,
+        class_name=class_name,
+        source=source,
+        rules=rules,
+        refs=normalized.refs,
+        optional_rules=normalized.unreachable,
+    )
     return code, list(normalized.diagnostics)
 
 

@@ -1,9 +1,12 @@
-"""Pass: attach each schema rule ``normalize`` recorded to its type alias.
+"""Pass: attach each schema rule ``normalize`` recorded to its type alias, with the schema's
+reference table.
 
 ``Name = TypeAliasType("Name", T)`` becomes ``TypeAliasType("Name", Annotated[T,
-SchemaRule({...})])``: the type keeps what the generator renders exactly and the rule checks
-the rest (see ``normalize._enforce_exactly``). A rule whose alias is not found is an error:
-dropping it would loosen the model in silence.
+SchemaRule({...}, REFS)])``: the type keeps what the generator renders exactly and the rule
+checks the rest (see ``normalize._enforce_exactly``). ``REFS`` is one module-level table of the
+subschemas the rules reach by ``$ref`` (recursion is by name there); model validators that
+check lifted rules get it too. A rule whose alias is not found is an error: dropping it would
+loosen the model in silence.
 """
 
 from __future__ import annotations
@@ -11,7 +14,15 @@ from __future__ import annotations
 import ast
 
 from codegen._json import Json
-from codegen.passes._source import add_imports, bound_names, local_name, replace_nodes
+from codegen.passes._source import (
+    Edit,
+    add_imports,
+    apply,
+    bound_names,
+    local_name,
+    replace_nodes,
+    span,
+)
 from codegen.passes.json_scalars import RUNTIME_MODULE
 
 
@@ -19,15 +30,25 @@ class RuleNotAttached(ValueError):
     """A recorded rule has no alias in the generated code."""
 
 
-def rule_types(code: str, rules: dict[str, Json]) -> str:
-    if not rules:
+def rule_types(
+    code: str,
+    rules: dict[str, Json],
+    refs: dict[str, Json] | None = None,
+    *,
+    optional: frozenset[str] = frozenset(),
+) -> str:
+    """``optional``: rules of types no reference reaches, which the generator may leave out."""
+    if not rules and not refs:
         return code
     tree = ast.parse(code)
     taken = bound_names(tree)
+    table = local_name(tree, "", "SCHEMA_REFS", taken) if refs else None
     annotated = local_name(tree, "typing", "Annotated", taken)
     marker = local_name(tree, RUNTIME_MODULE, "SchemaRule", taken)
-    replacements: list[tuple[ast.expr, str]] = []
+    checker = local_name(tree, RUNTIME_MODULE, "check_rules", taken)
+    replacements: list[tuple[ast.expr | ast.stmt, str]] = []
     attached: set[str] = set()
+    extra = f", {table}" if table else ""
     for node in tree.body:
         if (
             isinstance(node, ast.Assign)
@@ -40,12 +61,43 @@ def rule_types(code: str, rules: dict[str, Json]) -> str:
             name = node.targets[0].id
             value = node.value.args[1]
             literal = repr(rules[name])  # a JSON value's repr is a Python literal of it
-            replacements.append((value, f"{annotated}[{ast.unparse(value)}, {marker}({literal})]"))
+            replacements.append(
+                (value, f"{annotated}[{ast.unparse(value)}, {marker}({literal}{extra})]")
+            )
             attached.add(name)
-    missing = sorted(set(rules) - attached)
+    if table:
+        # model validators of lifted rules: check_rules(self) -> check_rules(self, REFS)
+        for call in ast.walk(tree):
+            if (
+                isinstance(call, ast.Call)
+                and isinstance(call.func, ast.Name)
+                and call.func.id == checker
+                and len(call.args) == 1
+            ):
+                replacements.append((call, f"{checker}({ast.unparse(call.args[0])}, {table})"))
+    missing = sorted(set(rules) - attached - optional)
     if missing:
         raise RuleNotAttached(f"schema rules without a type alias to carry them: {missing}")
     code = replace_nodes(code, replacements)
-    return add_imports(
-        code, {("typing", "Annotated"): annotated, (RUNTIME_MODULE, "SchemaRule"): marker}
+    if table:
+        code = _insert_table(code, table, refs or {})
+    wanted = {(RUNTIME_MODULE, "SchemaRule"): marker} if attached else {}
+    if attached:
+        wanted[("typing", "Annotated")] = annotated
+    return add_imports(code, wanted)
+
+
+def _insert_table(code: str, name: str, refs: dict[str, Json]) -> str:
+    """The table, after the imports (type aliases are built where they stand, so it must be
+    bound before the first of them)."""
+    tree = ast.parse(code)
+    last_import = max(
+        (n for n in tree.body if isinstance(n, ast.Import | ast.ImportFrom)),
+        key=lambda n: n.lineno,
     )
+    _, end = span(code, last_import)
+    text = (
+        f"\n\n{name}: dict[str, object] = {refs!r}\n"
+        '"""The subschemas the schema rules reach by ``$ref``, by JSON pointer."""\n'
+    )
+    return apply(code, [Edit(end, end, text)])

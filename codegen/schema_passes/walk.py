@@ -10,8 +10,9 @@ from codegen._json import Json, JsonObject
 
 _ONE = ("additionalItems", "additionalProperties", "contains", "propertyNames", "not", "if",
         "then", "else", "items")  # fmt: skip
-_MANY = ("allOf", "anyOf", "oneOf", "items")
-_NAMED = ("properties", "patternProperties", "definitions", "$defs", "dependencies")
+_MANY = ("allOf", "anyOf", "oneOf", "items", "prefixItems")
+_NAMED = ("properties", "patternProperties", "definitions", "$defs", "dependencies",
+          "dependentSchemas")  # fmt: skip
 
 
 def children(node: JsonObject) -> list[JsonObject]:
@@ -30,6 +31,20 @@ def children(node: JsonObject) -> list[JsonObject]:
         if isinstance(value, dict):
             # a `dependencies` entry may be a list of property names: no schema
             found += [member for member in value.values() if isinstance(member, dict)]
+    return found
+
+
+def subschemas(schema: Json) -> list[JsonObject]:
+    """``schema`` and every schema inside it, parents first (iterative: a deep schema costs
+    no Python recursion)."""
+    if not isinstance(schema, dict):
+        return []
+    found: list[JsonObject] = []
+    pending = [schema]
+    while pending:
+        node = pending.pop()
+        found.append(node)
+        pending.extend(reversed(children(node)))
     return found
 
 

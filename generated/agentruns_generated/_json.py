@@ -13,7 +13,7 @@ exactly what its schema accepts. The JSON Schema the models publish is unchanged
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from datetime import date, datetime
 from functools import cache
 from typing import TYPE_CHECKING, Annotated, Any, TypeAlias
@@ -493,135 +493,230 @@ def _search(pattern: str, text: str) -> bool:
     return _pattern(pattern).isinstance_python(text)
 
 
-def satisfies(value: object, schema: object) -> bool:
-    """Whether a JSON value satisfies a (reference-free) JSON Schema."""
-    if schema is True or schema == {}:
-        return True
-    if schema is False or not isinstance(schema, dict):
-        return False
-    declared = schema.get("type")
-    if declared is not None:
-        names = declared if isinstance(declared, list) else [declared]
-        if not any(_TYPES[n](value) for n in names):
+Refs = Mapping[str, object]
+"""A schema's reference table: JSON pointer (``"/definitions/a"``, ``""`` for the root) ->
+the subschema there, as the schema states it. Rules keep their ``$ref`` and are evaluated
+against it, so a recursive schema is checked by name, not inlined without end."""
+
+_NO_REFS: Refs = {}
+
+MAX_RULE_DEPTH = 1000
+"""Deepest a rule's evaluation may go (references followed plus values entered); past it the
+value is refused with a clear error instead of exhausting the stack."""
+
+
+class RuleDepthError(ValueError):
+    """A schema rule nested deeper than ``MAX_RULE_DEPTH`` on one value."""
+
+
+def satisfies(value: object, schema: object, refs: Refs = _NO_REFS) -> bool:
+    """Whether a JSON value satisfies a draft-07 JSON Schema whose ``$ref`` are resolved in
+    ``refs``. Every draft-07 assertion keyword is evaluated; annotations and unknown keywords
+    are ignored, as the specification says."""
+    return _Evaluation(refs).check(value, schema, 0)
+
+
+class _Evaluation:
+    """One evaluation: the reference table and the (reference, value) pairs being checked,
+    so a reference that comes back to the same value without consuming any of it (left
+    recursion) is false, as the least solution of the schema's equations is."""
+
+    def __init__(self, refs: Refs) -> None:
+        self.refs = refs
+        self.active: set[tuple[str, int]] = set()
+        # a reference judged on a value is judged once: references that fan out (each
+        # definition naming the next twice) would otherwise cost 2**depth steps
+        self.known: dict[tuple[str, int], bool] = {}
+
+    def check(self, value: object, schema: object, depth: int) -> bool:
+        if depth > MAX_RULE_DEPTH:
+            raise RuleDepthError(f"the schema rule nests deeper than {MAX_RULE_DEPTH} levels")
+        if schema is True:
+            return True
+        if schema is False or not isinstance(schema, dict):
             return False
-    if "const" in schema and not _json_equal(value, schema["const"]):
-        return False
-    if "enum" in schema and not any(_json_equal(value, e) for e in schema["enum"]):
-        return False
-    if isinstance(value, int | float) and not isinstance(value, bool):
-        if "minimum" in schema and not value >= schema["minimum"]:
+        if not schema:
+            return True
+        ref = schema.get("$ref")
+        if isinstance(ref, str):
+            return self._ref(value, ref, depth)  # draft-07: a $ref's siblings are ignored
+        return self._keywords(value, schema, depth + 1)
+
+    def _ref(self, value: object, ref: str, depth: int) -> bool:
+        key = (ref, id(value))
+        if key in self.known:
+            return self.known[key]
+        if key in self.active:
             return False
-        if "maximum" in schema and not value <= schema["maximum"]:
-            return False
-        if "exclusiveMinimum" in schema and not value > schema["exclusiveMinimum"]:
-            return False
-        if "exclusiveMaximum" in schema and not value < schema["exclusiveMaximum"]:
-            return False
-        if "multipleOf" in schema and (value / schema["multipleOf"]) % 1 != 0:
-            return False
-    if isinstance(value, str):
-        if "minLength" in schema and len(value) < schema["minLength"]:
-            return False
-        if "maxLength" in schema and len(value) > schema["maxLength"]:
-            return False
-        if "pattern" in schema and not _search(schema["pattern"], value):
-            return False
-        if "format" in schema and not _format_ok(schema["format"], value):
-            return False
-    if isinstance(value, list):
-        if "minItems" in schema and len(value) < schema["minItems"]:
-            return False
-        if "maxItems" in schema and len(value) > schema["maxItems"]:
-            return False
-        if schema.get("uniqueItems") and any(
-            _json_equal(a, b) for i, a in enumerate(value) for b in value[i + 1 :]
-        ):
-            return False
-        items = schema.get("items", True)
-        if isinstance(items, list):
-            if not all(satisfies(v, s) for v, s in zip(value, items, strict=False)):
+        target = self.refs.get(ref[1:] if ref.startswith("#") else ref, False)
+        self.active.add(key)
+        try:
+            verdict = self.known[key] = self.check(value, target, depth + 1)
+        finally:
+            self.active.discard(key)
+        return verdict
+
+    def _keywords(self, value: object, schema: dict[str, Any], depth: int) -> bool:
+        check = self.check
+        declared = schema.get("type")
+        if declared is not None:
+            names = declared if isinstance(declared, list) else [declared]
+            if not any(_TYPES[n](value) for n in names if n in _TYPES):
                 return False
-            rest = schema.get("additionalItems", True)
-            if not all(satisfies(v, rest) for v in value[len(items) :]):
+        if "const" in schema and not _json_equal(value, schema["const"]):
+            return False
+        if "enum" in schema and not any(_json_equal(value, e) for e in schema["enum"]):
+            return False
+        if isinstance(value, int | float) and not isinstance(value, bool):
+            if not _number_ok(value, schema):
                 return False
-        elif not all(satisfies(item, items) for item in value):
-            return False
-        if "contains" in schema and not any(satisfies(v, schema["contains"]) for v in value):
-            return False
-    if isinstance(value, dict):
-        required = schema.get("required", [])
-        if any(name not in value for name in required):
-            return False
-        properties = schema.get("properties", {})
-        for name, sub in properties.items():
-            if name in value and not satisfies(value[name], sub):
+        elif isinstance(value, str):
+            if "minLength" in schema and _length(value) < schema["minLength"]:
                 return False
-        patterns = schema.get("patternProperties", {})
-        matched: set[str] = set()
-        for pattern, sub in patterns.items():
-            for key in value:
-                if _search(pattern, key):
-                    matched.add(key)
-                    if not satisfies(value[key], sub):
-                        return False
-        if "additionalProperties" in schema:
-            extra = [k for k in value if k not in properties and k not in matched]
-            if not all(satisfies(value[k], schema["additionalProperties"]) for k in extra):
+            if "maxLength" in schema and _length(value) > schema["maxLength"]:
                 return False
-        if "propertyNames" in schema and not all(
-            satisfies(key, schema["propertyNames"]) for key in value
-        ):
-            return False
-        for name, needed in schema.get("dependencies", {}).items():
-            if name not in value:
-                continue
-            if isinstance(needed, list):
-                if any(other not in value for other in needed):
+            if "pattern" in schema and not _search(schema["pattern"], value):
+                return False
+            if "format" in schema and not _format_ok(schema["format"], value):
+                return False
+        elif isinstance(value, list):
+            if "minItems" in schema and len(value) < schema["minItems"]:
+                return False
+            if "maxItems" in schema and len(value) > schema["maxItems"]:
+                return False
+            if schema.get("uniqueItems") is True and not _unique(value):
+                return False
+            items = schema.get("prefixItems", schema.get("items", True))
+            if isinstance(items, list):
+                if not all(check(v, s, depth) for v, s in zip(value, items, strict=False)):
                     return False
-            elif not satisfies(value, needed):
+                rest = schema.get("items" if "prefixItems" in schema else "additionalItems", True)
+                if not all(check(v, rest, depth) for v in value[len(items) :]):
+                    return False
+            elif not all(check(item, items, depth) for item in value):
                 return False
-        if "minProperties" in schema and len(value) < schema["minProperties"]:
+            if "contains" in schema:
+                found = sum(1 for v in value if check(v, schema["contains"], depth))
+                if found < schema.get("minContains", 1):
+                    return False
+                if "maxContains" in schema and found > schema["maxContains"]:
+                    return False
+        elif isinstance(value, dict):
+            if any(name not in value for name in schema.get("required", ())):
+                return False
+            properties = schema.get("properties", {})
+            for name, sub in properties.items():
+                if name in value and not check(value[name], sub, depth):
+                    return False
+            patterns = schema.get("patternProperties", {})
+            matched: set[str] = set()
+            for pattern, sub in patterns.items():
+                for key in value:
+                    if _search(pattern, key):
+                        matched.add(key)
+                        if not check(value[key], sub, depth):
+                            return False
+            if "additionalProperties" in schema:
+                extra = [k for k in value if k not in properties and k not in matched]
+                rest = schema["additionalProperties"]
+                if not all(check(value[k], rest, depth) for k in extra):
+                    return False
+            if "propertyNames" in schema:
+                names = schema["propertyNames"]
+                if not all(check(key, names, depth) for key in value):
+                    return False
+            dependencies = {**schema.get("dependencies", {}), **schema.get("dependentSchemas", {})}
+            dependencies.update(schema.get("dependentRequired", {}))
+            for name, needed in dependencies.items():
+                if name not in value:
+                    continue
+                if isinstance(needed, list):
+                    if any(other not in value for other in needed):
+                        return False
+                elif not check(value, needed, depth):
+                    return False
+            if "minProperties" in schema and len(value) < schema["minProperties"]:
+                return False
+            if "maxProperties" in schema and len(value) > schema["maxProperties"]:
+                return False
+        if not all(check(value, sub, depth) for sub in schema.get("allOf", ())):
             return False
-        if "maxProperties" in schema and len(value) > schema["maxProperties"]:
+        if "anyOf" in schema and not any(check(value, sub, depth) for sub in schema["anyOf"]):
             return False
-    if not all(satisfies(value, sub) for sub in schema.get("allOf", [])):
-        return False
-    if "anyOf" in schema and not any(satisfies(value, sub) for sub in schema["anyOf"]):
-        return False
-    if "oneOf" in schema and sum(satisfies(value, sub) for sub in schema["oneOf"]) != 1:
-        return False
-    if "not" in schema and satisfies(value, schema["not"]):
-        return False
-    if "if" in schema:
-        branch = "then" if satisfies(value, schema["if"]) else "else"
-        if branch in schema and not satisfies(value, schema[branch]):
+        if "oneOf" in schema:
+            matches = 0
+            for sub in schema["oneOf"]:
+                matches += check(value, sub, depth)
+                if matches > 1:
+                    return False
+            if matches != 1:
+                return False
+        if "not" in schema and check(value, schema["not"], depth):
             return False
+        if "if" in schema:
+            branch = "then" if check(value, schema["if"], depth) else "else"
+            if branch in schema and not check(value, schema[branch], depth):
+                return False
+        return True
+
+
+def _length(text: str) -> int:
+    """A string's length as JSON Schema counts it: in code points (Python's ``len``)."""
+    return len(text)
+
+
+def _unique(items: list[Any]) -> bool:
+    return not any(_json_equal(a, b) for i, a in enumerate(items) for b in items[i + 1 :])
+
+
+def _number_ok(value: float, schema: dict[str, Any]) -> bool:
+    if "minimum" in schema and not value >= schema["minimum"]:
+        return False
+    if "maximum" in schema and not value <= schema["maximum"]:
+        return False
+    if "exclusiveMinimum" in schema and not value > schema["exclusiveMinimum"]:
+        return False
+    if "exclusiveMaximum" in schema and not value < schema["exclusiveMaximum"]:
+        return False
+    if "multipleOf" in schema:
+        return _multiple_of(value, schema["multipleOf"])
     return True
+
+
+def _multiple_of(value: float, divisor: float) -> bool:
+    """Exact, for integers and for decimals as written: ``0.0075`` is a multiple of
+    ``0.0001`` (binary floating point says it is not), and ``1e308`` is no multiple of
+    ``0.123456789`` (a float quotient overflows)."""
+    if isinstance(value, int) and isinstance(divisor, int):
+        return value % divisor == 0
+    from decimal import Decimal
+    from fractions import Fraction
+
+    quotient = Fraction(Decimal(repr(value))) / Fraction(Decimal(repr(divisor)))
+    return quotient.denominator == 1
 
 
 class SchemaRule:
     """A JSON Schema rule a value must satisfy beyond what its type checks.
 
     The build step gives a type this marker where the generator would render a schema
-    loosely (``uniqueItems``, ``oneOf``, an untyped ``minimum``...): the type is what the
-    generator renders exactly, and this checks the rest on the value as JSON. The model's
-    JSON Schema states the rule too (``allOf``).
+    loosely (``uniqueItems``, ``oneOf``, an untyped ``minimum``, a schema at the root that is
+    no object...): the type is what the generator renders exactly, and this checks the rest on
+    the value as JSON, resolving the rule's ``$ref`` in the schema's reference table. The
+    model's JSON Schema states the rule too (``allOf``).
     """
 
-    def __init__(self, schema: object) -> None:
+    def __init__(self, schema: object, refs: Refs = _NO_REFS) -> None:
         self.schema = schema
+        self.refs = refs
 
     def __get_pydantic_core_schema__(
         self, source: Any, handler: GetCoreSchemaHandler
     ) -> core_schema.CoreSchema:
-        rule = self.schema
+        rule, refs = self.schema, self.refs
 
         def check(value: Any) -> Any:
-            document = to_jsonable_python(value, by_alias=True)
-            if not satisfies(document, rule):
-                raise PydanticCustomError(
-                    "schema_rule", "Input does not satisfy the schema rule {rule}", {"rule": rule}
-                )
+            _enforce(to_jsonable_python(value, by_alias=True), rule, refs)
             return value
 
         return core_schema.no_info_after_validator_function(check, handler(source))
@@ -632,7 +727,21 @@ class SchemaRule:
         return {"allOf": [handler(schema), self.schema]}
 
 
-def check_rules(model: BaseModel) -> None:
+def _enforce(document: object, rule: object, refs: Refs) -> None:
+    try:
+        ok = satisfies(document, rule, refs)
+    except RuleDepthError as error:
+        raise PydanticCustomError("schema_rule_depth", str(error)) from None
+    if not ok:
+        keywords = sorted(rule) if isinstance(rule, dict) else ["false schema"]
+        raise PydanticCustomError(
+            "schema_rule",
+            "Input does not satisfy the schema rule ({keywords})",
+            {"keywords": ", ".join(keywords)},
+        )
+
+
+def check_rules(model: BaseModel, refs: Refs = _NO_REFS) -> None:
     """Raise unless the model, as JSON, satisfies the rules lifted into its ``allOf``."""
     extra = model.model_config.get("json_schema_extra")
     rules = extra.get("allOf") if isinstance(extra, dict) else None
@@ -640,7 +749,4 @@ def check_rules(model: BaseModel) -> None:
         return
     document = model.model_dump(mode="json", by_alias=True)
     for rule in rules:
-        if not satisfies(document, rule):
-            raise PydanticCustomError(
-                "schema_rule", "Input does not satisfy the schema rule {rule}", {"rule": rule}
-            )
+        _enforce(document, rule, refs)

@@ -175,9 +175,14 @@ KEYWORD_SCHEMAS["not inside an anyOf branch"] = _object(
 # What cannot be enforced is refused at generation time (with its JSON pointer), never
 # dropped: a rule at the root of a schema that is not an object has no model to check it.
 REFUSED_SCHEMAS: dict[str, tuple[dict[str, Any], str]] = {
-    "not at a non-object root": (
-        {"$schema": D7, "type": "integer", "not": {"const": 13}},
-        "",
+    # the build step never fetches anything: a reference out of the document is refused
+    "a remote reference": (
+        {
+            "$schema": D7,
+            "type": "object",
+            "properties": {"p": {"$ref": "https://example.com/other.json"}},
+        },
+        "/properties/p/$ref",
     ),
 }
 

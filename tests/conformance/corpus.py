@@ -1,0 +1,168 @@
+"""Real-world schemas through the build step: refused or generated, and if generated, the
+model judged against ``jsonschema`` (with formats) on instances generated from the schema
+(hypothesis-jsonschema) and on mutants of them.
+
+``python -m tests.conformance.corpus DIR`` prints one line per schema and a summary. The
+corpus is whatever folder of ``*.json`` schemas it is given (for example the schemas
+check-jsonschema vendors); nothing is fetched.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+from pydantic import TypeAdapter, ValidationError
+
+from codegen.diagnostics import CodegenError
+from codegen.driver import ModelSource
+from codegen.pipeline import json_schema_for, model_source
+
+
+@dataclass
+class SchemaResult:
+    name: str
+    refused: str | None = None
+    seconds: float = 0.0
+    instances: int = 0
+    false_accepts: list[str] = field(default_factory=list)
+    false_rejects: list[str] = field(default_factory=list)
+    crash: str | None = None
+
+
+def _load(code: str, name: str) -> Any:
+    folder = Path(tempfile.mkdtemp(prefix="agentruns-corpus-"))
+    path = folder / f"{name}.py"
+    path.write_text(code, encoding="utf-8")
+    spec = importlib.util.spec_from_file_location(name, path)
+    assert spec is not None
+    assert spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def _instances(schema: dict[str, Any], count: int) -> list[Any]:
+    from hypothesis import HealthCheck, given, settings
+    from hypothesis_jsonschema import from_schema
+
+    found: list[Any] = []
+
+    @settings(
+        max_examples=count,
+        deadline=None,
+        database=None,
+        suppress_health_check=list(HealthCheck),
+    )
+    @given(from_schema(schema))
+    def collect(instance: Any) -> None:
+        found.append(instance)
+
+    try:
+        collect()
+    except Exception:  # hypothesis-jsonschema cannot generate for every schema
+        pass
+    return found
+
+
+def _mutants(instance: Any, schema: dict[str, Any]) -> list[Any]:
+    import random
+
+    from tests.fidelity.mutations import sample, schema_constants
+
+    try:
+        mutants = sample(instance, schema_constants(schema), 10, random.Random(0))
+    except Exception:
+        return []
+    return [m.instance for m in mutants]
+
+
+def check(path: Path, *, count: int) -> SchemaResult:
+    result = SchemaResult(path.name)
+    document = json.loads(path.read_text(encoding="utf-8"))
+    started = time.monotonic()
+    try:
+        schema, _ = json_schema_for(document, source=path.name, strict=False)
+        code, _ = model_source(
+            schema, class_name="Root", source=ModelSource(path.name, "0" * 64), strict=False
+        )
+    except CodegenError as error:
+        result.refused = str(error).splitlines()[0]
+        return result
+    except Exception as error:  # a crash of the build step is what is counted here
+        result.crash = f"build: {error!r}"
+        return result
+    result.seconds = time.monotonic() - started
+    try:
+        module = _load(code, "corpus_" + "".join(c if c.isalnum() else "_" for c in path.stem))
+        adapter: TypeAdapter[Any] = TypeAdapter(module.Root)
+    except Exception as error:
+        result.crash = f"import: {error!r}"
+        return result
+    cls = jsonschema.validators.validator_for(document)
+    oracle = cls(document, format_checker=cls.FORMAT_CHECKER)
+    instances = _instances(document, count)
+    candidates = [*instances, *(m for i in instances[:5] for m in _mutants(i, document))]
+    for instance in candidates:
+        try:
+            text = json.dumps(instance)
+        except ValueError:
+            continue
+        result.instances += 1
+        expected = oracle.is_valid(instance)
+        for mode in ("json", "python"):
+            try:
+                if mode == "json":
+                    adapter.validate_json(text)
+                else:
+                    adapter.validate_python(json.loads(text))
+                got = True
+            except ValidationError:
+                got = False
+            except Exception as error:
+                result.crash = f"validate: {error!r}"
+                return result
+            if got and not expected:
+                result.false_accepts.append(f"{mode}: {text[:200]}")
+            elif expected and not got:
+                result.false_rejects.append(f"{mode}: {text[:200]}")
+    return result
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("folder", type=Path)
+    parser.add_argument("--instances", type=int, default=20)
+    args = parser.parse_args(argv)
+    results = [check(p, count=args.instances) for p in sorted(args.folder.glob("*.json"))]
+    for r in results:
+        state = f"REFUSED {r.refused}" if r.refused else f"CRASH {r.crash}" if r.crash else "ok"
+        print(
+            f"{r.name}: {state[:300]} ({r.seconds:.1f} s, {r.instances} instances, "
+            f"{len(r.false_accepts)} false accepts, {len(r.false_rejects)} false rejects)"
+        )
+        for item in r.false_accepts[:3]:
+            print(f"  false accept {item}")
+        for item in r.false_rejects[:3]:
+            print(f"  false reject {item}")
+    refused = sum(1 for r in results if r.refused)
+    print(
+        f"{len(results)} schemas, {refused} refused ({100 * refused / max(len(results), 1):.1f}%), "
+        f"{sum(1 for r in results if r.crash)} crashes, "
+        f"{sum(r.instances for r in results)} instances, "
+        f"{sum(len(r.false_accepts) for r in results)} false accepts, "
+        f"{sum(len(r.false_rejects) for r in results)} false rejects"
+    )
+
+
+if __name__ == "__main__":
+    main()
