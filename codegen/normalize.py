@@ -97,7 +97,6 @@ class Normalized:
     """The reference table of the rules: JSON pointer -> the subschema there, as the schema
     states it (before any rewriting), for every ``$ref`` a rule can reach."""
 
-
     unreachable: frozenset[str] = frozenset()
     """Rules of definitions no reference reaches from the root: the generator may leave their
     types out, and then no model can hold a value the rule would judge."""
@@ -107,12 +106,16 @@ ROOT_RULE = ""
 """The key of ``Normalized.rules`` for a rule on the root type."""
 
 
-def normalize(schema: JsonObject, *, source: str, strict: bool = False) -> Normalized:
+def normalize(
+    schema: JsonObject, *, source: str, strict: bool = False, whole: bool = False
+) -> Normalized:
+    """``whole``: the root is any JSON value and one rule, the schema itself, judges it (the
+    form for a schema whose types the generator cannot render exactly; exact all the same)."""
     sink = DiagnosticSink(source)
     prepared = nullable_enums(boolean_schemas(schema))  # a copy
     assert isinstance(prepared, dict)
     normalizer = _Normalizer(prepared, sink)
-    result = normalizer.run()
+    result = normalizer.run_whole() if whole else normalizer.run()
     sink.raise_if(strict=strict)
     return Normalized(
         result,
@@ -148,18 +151,43 @@ class _Normalizer:
             else _CHECKED_FORMATS - {"uuid", "duration"}
         )
 
-    def run(self) -> JsonObject:
+    def _prepare(self) -> bool:
+        """References made local and checked, patterns in the evaluator's spelling, and the
+        schema as stated kept; False when the schema cannot be used at all."""
         self._local_refs()
         self._check_refs(self._root, "")
         if self._sink.errors:
-            return self._root
+            return False
         self._safe_definition_names()
         self._translate_patterns(self._root, "")
         if self._sink.errors:
-            return self._root
+            return False
         # the schema as stated, in the evaluator's spelling: rules resolve their $ref here,
         # never in the rewritten document (where a definition may be split or lifted)
-        self._stated = copy.deepcopy(self._root)
+        stated = copy.deepcopy(self._root)
+        self._stated = stated if self._draft7 else _ref_siblings_apply(stated)
+        return True
+
+    def run_whole(self) -> JsonObject:
+        if not self._prepare():
+            return self._root
+        self.rules[ROOT_RULE] = self._rule({"$ref": "#"}, "")
+        defs_key = self._defs_key
+        self._root = {"anyOf": [self._json_value_ref()]}
+        self._root[defs_key] = {
+            JSON_VALUE: {
+                "title": JSON_VALUE,
+                "description": "Any JSON value.",
+                "anyOf": [
+                    {"type": t} for t in ("null", "boolean", "number", "string", "array", "object")
+                ],
+            }
+        }
+        return self._root
+
+    def run(self) -> JsonObject:
+        if not self._prepare():
+            return self._root
         self._name_item_unions()
         self._split_conditionals()
         self._enforce_exactly()
@@ -857,10 +885,14 @@ class _Normalizer:
         while pending:
             for ref in _references(pending.pop()):
                 tokens = ref_tokens(ref)
-                if tokens and len(tokens) >= 2 and tokens[0] == self._defs_key:
-                    if tokens[1] not in reached:
-                        reached.add(tokens[1])
-                        pending.append(defs.get(tokens[1]))
+                if (
+                    tokens
+                    and len(tokens) >= 2
+                    and tokens[0] == self._defs_key
+                    and tokens[1] not in reached
+                ):
+                    reached.add(tokens[1])
+                    pending.append(defs.get(tokens[1]))
         return {
             title
             for name, sub in defs.items()
@@ -1239,6 +1271,21 @@ def _join(base: str, ref: str) -> str:
     if _SCHEME.match(ref):
         return ref
     return urljoin(base, ref)
+
+
+def _ref_siblings_apply(schema: JsonObject) -> JsonObject:
+    """From 2019-09 on, the keywords beside a ``$ref`` apply too; the evaluator follows
+    draft-07 (they are ignored), so they are spelled as ``allOf`` of the two."""
+
+    def spell(node: JsonObject) -> JsonObject:
+        rest = {k: v for k, v in node.items() if k != "$ref"}
+        if "$ref" not in node or not set(rest) & _ASSERTING:
+            return node
+        return {"allOf": [{"$ref": node["$ref"]}, rest]}
+
+    result = walk.rewrite(schema, spell)
+    assert isinstance(result, dict)
+    return result
 
 
 def _as_list(value: Json) -> list[Json]:

@@ -73,8 +73,39 @@ def json_schema_for(
 def model_source(
     schema: JsonObject, *, class_name: str, source: ModelSource, strict: bool
 ) -> tuple[str, list[Diagnostic]]:
-    """Normalise a JSON Schema and generate the model module for it."""
-    normalized = normalize(schema, source=source.schema_path, strict=strict)
+    """Normalise a JSON Schema and generate the model module for it.
+
+    Where the generator cannot render the schema's types exactly (a name it changes, a type
+    it writes as ``Any``...), the model is a JSON value judged by the whole schema: typed
+    loosely, but exact, rather than refused. ``strict`` refuses instead. A schema that cannot
+    be used at all (a remote reference, an unsafe pattern) is refused either way.
+    """
+    try:
+        return _model_source(schema, class_name=class_name, source=source, strict=strict)
+    except CodegenError as error:
+        if strict:
+            raise
+        try:
+            code, diagnostics = _model_source(
+                schema, class_name=class_name, source=source, strict=False, whole=True
+            )
+        except CodegenError:
+            raise error from None
+        reasons = "; ".join(f"{d.pointer or '/'}: {d.message}" for d in error.diagnostics)
+        fallback = Diagnostic(
+            source.schema_path,
+            "",
+            f"the generator cannot type this schema exactly ({reasons}); {class_name} is a "
+            "JSON value checked against the whole schema",
+            Severity.WARNING,
+        )
+        return code, [*diagnostics, fallback]
+
+
+def _model_source(
+    schema: JsonObject, *, class_name: str, source: ModelSource, strict: bool, whole: bool = False
+) -> tuple[str, list[Diagnostic]]:
+    normalized = normalize(schema, source=source.schema_path, strict=strict, whole=whole)
     prepared = dict(normalized.schema)
     prepared["title"] = class_name  # the root class name is stable whatever the schema's title
     rules = {

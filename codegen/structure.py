@@ -61,11 +61,26 @@ _STRING_INTEGERS: dict[str, str] = {
 }
 _DECIMAL_PATTERN = r"^-?(0|[1-9][0-9]*)(\.[0-9]+)?$"
 
+# JSON Structure's own string types whose meaning no JSON Schema format has: a time of day
+# whose offset is optional (RFC 3339 partial-time or full-time), and an ISO 8601 duration
+# whose seconds may have a fraction ("PT2.5S"). JSON Schema's `time` needs an offset and its
+# `duration` (RFC 3339 appendix A) has no fractions, so these are patterns, exact to the range.
+_HOUR, _MINUTE = "([01][0-9]|2[0-3])", "[0-5][0-9]"
+_STRING_PATTERNS: dict[str, str] = {
+    "time": rf"^{_HOUR}:{_MINUTE}:([0-5][0-9]|60)(\.[0-9]+)?([Zz]|[+-]{_HOUR}:{_MINUTE})?$",
+    # at least one component, and a T followed by at least one (the SDK accepts "PT")
+    "duration": (
+        r"^P(([0-9]+Y([0-9]+M)?([0-9]+D)?|[0-9]+M([0-9]+D)?|[0-9]+D)(T_TIME)?|T_TIME|[0-9]+W)$".replace(
+            "_TIME",
+            r"([0-9]+H([0-9]+M)?([0-9]+(\.[0-9]+)?S)?|[0-9]+M([0-9]+(\.[0-9]+)?S)?"
+            r"|[0-9]+(\.[0-9]+)?S)",
+        )
+    ),
+}
+
 _STRING_FORMATS: dict[str, str] = {
     "date": "date",
-    "time": "time",
     "datetime": "date-time",
-    "duration": "duration",
     "uuid": "uuid",
     # RFC 3986 URI-reference: the spec allows relative references.
     "uri": "uri-reference",
@@ -415,6 +430,8 @@ class _Translator:
                 if key in node:
                     out[f"x-{key}"] = node[key]
             return out
+        if name in _STRING_PATTERNS:
+            return {"type": "string", "pattern": _STRING_PATTERNS[name]}
         if name in _STRING_FORMATS:
             return {"type": "string", "format": _STRING_FORMATS[name]}
         if name == "binary":

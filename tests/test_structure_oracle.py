@@ -51,6 +51,14 @@ CASES: list[tuple[str, dict[str, Any], list[Any]]] = [
     ),
     ("uuid", document("uuid"), ["0f8fad5b-d9cb-469f-a165-70867728950e", "nope"]),
     ("duration", document("duration"), ["P1D", "PT5M", "1 day"]),
+    # JSON Structure's own meanings, not JSON Schema's formats: fractional seconds in a
+    # duration, a time of day without an offset
+    (
+        "duration with fractions",
+        document("duration"),
+        ["PT2.5S", "P1Y2M3DT4H5M6.7S", "P0.5D", "P1W2D", "-P1D", "P1DT"],
+    ),
+    ("time without offset", document("time"), ["09:00:00", "09:00:00.5", "24:00:00", "9:00"]),
     ("binary", document("binary"), ["aGVsbG8=", 5]),
     ("union", document(["string", "null"]), [None, "x", 1]),
     ("array", document("array", items={"type": "int8"}), [[1, 2], [1, 300], "x"]),
@@ -84,7 +92,17 @@ CASES: list[tuple[str, dict[str, Any], list[Any]]] = [
 SDK_EXCEPTIONS: dict[tuple[str, str], str] = {
     ("int8", "true"): "the SDK accepts true as an integer",
     ("date", "2026-13-01"): "the SDK checks the date shape only",
+    ("time without offset", "24:00:00"): "the SDK checks the time shape only (RFC 3339: 00-23)",
+    ("duration with fractions", "P1DT"): "the SDK accepts a T with no time after it",
 }
+
+
+def test_a_time_with_an_offset_is_a_time_as_the_spec_says() -> None:
+    """The SDK rejects an offset; the core spec's time is RFC 3339's, which allows one."""
+    doc = document("time")
+    assert translation_accepts(doc, "09:00:00+01:00")
+    assert translation_accepts(doc, "09:00:00Z")
+    assert not translation_accepts(doc, "09:00:00+24:00")
 
 
 def sdk_accepts(doc: dict[str, Any], value: Any) -> bool:
