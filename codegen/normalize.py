@@ -174,15 +174,7 @@ class _Normalizer:
         self.rules[ROOT_RULE] = self._rule({"$ref": "#"}, "")
         defs_key = self._defs_key
         self._root = {"anyOf": [self._json_value_ref()]}
-        self._root[defs_key] = {
-            JSON_VALUE: {
-                "title": JSON_VALUE,
-                "description": "Any JSON value.",
-                "anyOf": [
-                    {"type": t} for t in ("null", "boolean", "number", "string", "array", "object")
-                ],
-            }
-        }
+        self._root[defs_key] = {JSON_VALUE: _json_value_definition()}
         return self._root
 
     def run(self) -> JsonObject:
@@ -205,15 +197,7 @@ class _Normalizer:
         if self._uses_json_value:
             defs = self._root.setdefault(self._defs_key, {})
             assert isinstance(defs, dict)
-            # Spelled as a union of every JSON type so the generator emits a model for it,
-            # which the driver then replaces by ``pydantic.JsonValue``.
-            defs[JSON_VALUE] = {
-                "title": JSON_VALUE,
-                "description": "Any JSON value.",
-                "anyOf": [
-                    {"type": t} for t in ("null", "boolean", "number", "string", "array", "object")
-                ],
-            }
+            defs[JSON_VALUE] = _json_value_definition()
         return self._root
 
     # -- helpers --------------------------------------------------------------------
@@ -367,7 +351,8 @@ class _Normalizer:
                 continue
             taken = set(defs)
             for name in list(defs):
-                if _SAFE_NAME.fullmatch(name):
+                # the normaliser's own definitions (JsonValue, Uri...) must stay its own
+                if _SAFE_NAME.fullmatch(name) and name not in _RESERVED_DEFINITIONS:
                     continue
                 base = re.sub(r"[^A-Za-z0-9_]+", "_", name).strip("_") or "Definition"
                 new, counter = base, 1
@@ -1157,6 +1142,7 @@ def _literal_values(values: Json) -> bool:
     return all(isinstance(v, int) and not isinstance(v, bool) for v in values)
 
 
+_RESERVED_DEFINITIONS = frozenset({JSON_VALUE, *FORMAT_TYPES.values()})
 _SAFE_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*")
 _INDEX = re.compile(r"0|[1-9][0-9]*")
 
@@ -1286,6 +1272,16 @@ def _ref_siblings_apply(schema: JsonObject) -> JsonObject:
     result = walk.rewrite(schema, spell)
     assert isinstance(result, dict)
     return result
+
+
+def _json_value_definition() -> JsonObject:
+    """Any JSON value, spelled as a union of every JSON type so the generator emits a model
+    for it, which the driver then replaces by ``pydantic.JsonValue``."""
+    return {
+        "title": JSON_VALUE,
+        "description": "Any JSON value.",
+        "anyOf": [{"type": t} for t in ("null", "boolean", "number", "string", "array", "object")],
+    }
 
 
 def _as_list(value: Json) -> list[Json]:

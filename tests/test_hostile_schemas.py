@@ -457,3 +457,107 @@ def test_properties_named_like_python_or_pydantic_are_written_with_their_own_nam
     assert json.loads(record.model_dump_json()) == document  # wire names, not `class_`
     assert record.model_dump() == document
     assert callable(record.model_dump)  # no property shadows pydantic's own methods
+
+
+# -- names the generator chooses ---------------------------------------------------------
+
+
+def _generated(schema: dict[str, Any], tmp_path: Path, name: str) -> tuple[Any, list[str]]:
+    from codegen.driver import ModelSource
+    from codegen.pipeline import model_source
+
+    code, diagnostics = model_source(
+        schema, class_name="Root", source=ModelSource(f"{name}.json", "-"), strict=False
+    )
+    path = tmp_path / f"{name}.py"
+    path.write_text(code, encoding="utf-8")
+    return load(path, name), [d.message for d in diagnostics]
+
+
+def test_a_rule_finds_its_alias_when_the_generator_names_it_after_the_definition(
+    tmp_path: Path,
+) -> None:
+    """A titled property with a rule: the generator names the alias after its definition
+    (``SearchRankingRule``), not the title; the rule is attached all the same."""
+    ranking = {"title": "Ranking", "additionalProperties": {"type": "number", "maximum": 10}}
+    schema = {
+        "$schema": D7,
+        "type": "object",
+        "properties": {"search": {"type": "object", "properties": {"ranking": ranking}}},
+    }
+    module, said = _generated(schema, tmp_path, "ranking_models")
+    assert not any("whole schema" in message for message in said)
+    assert module.Root.model_validate({"search": {"ranking": {"a": 5}}})
+    assert module.Root.model_validate({"search": {"ranking": 3}})  # untyped: not an object
+    with pytest.raises(ValidationError):
+        module.Root.model_validate({"search": {"ranking": {"a": 11}}})
+
+
+@pytest.mark.parametrize("reserved", ["JsonValue", "Uri", "UriReference"])
+def test_a_definition_named_like_the_build_steps_own_types_keeps_its_meaning(
+    tmp_path: Path, reserved: str
+) -> None:
+    """A schema's own ``JsonValue`` (a string here) is not the build step's any-value type."""
+    schema = {
+        "$schema": D7,
+        "type": "object",
+        "properties": {
+            "a": {"$ref": f"#/definitions/{reserved}"},
+            "b": {},
+            "c": {"type": "string", "format": "uri"},
+        },
+        "definitions": {reserved: {"type": "integer"}},
+    }
+    module, _ = _generated(schema, tmp_path, f"reserved_{reserved.lower()}_models")
+    assert module.Root.model_validate({"a": 1, "b": [None], "c": "https://x.org"}).a == 1
+    for bad in ({"a": "1"}, {"a": [1]}, {"c": "not a uri"}):
+        with pytest.raises(ValidationError):
+            module.Root.model_validate(bad)
+
+
+def test_a_schema_the_generator_cannot_type_is_a_json_value_judged_by_the_whole_schema(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Where the typed path fails (here: the generator is made to write ``Any``), the model
+    is still exact: any JSON value, judged by the schema itself, with a warning saying why."""
+    import codegen.driver
+
+    real = codegen.driver._untyped_fields
+    monkeypatch.setattr(
+        codegen.driver,
+        "_untyped_fields",
+        lambda code: ["Root.a"] if "class Root" in code else real(code),
+    )
+    schema = {
+        "$schema": D7,
+        "type": "object",
+        "properties": {"a": {"type": "integer"}, "t": {"$ref": "#/definitions/tree"}},
+        "required": ["a"],
+        "definitions": {"tree": {"type": "array", "items": {"$ref": "#/definitions/tree"}}},
+    }
+    module, said = _generated(schema, tmp_path, "whole_models")
+    assert any("Root.a (it wrote Any)" in message and "whole schema" in message for message in said)
+    adapter: TypeAdapter[object] = TypeAdapter(module.Root)
+    assert adapter.validate_python({"a": 1, "t": [[], [[]]]}) == {"a": 1, "t": [[], [[]]]}
+    bads: list[object] = [{}, {"a": "1"}, {"a": 1, "t": [1]}, [], None]
+    for bad in bads:
+        with pytest.raises(ValidationError):
+            adapter.validate_python(bad)
+
+
+def test_strict_refuses_what_it_would_judge_by_the_whole_schema(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import codegen.driver
+    from codegen.diagnostics import CodegenError
+    from codegen.driver import ModelSource
+    from codegen.pipeline import model_source
+
+    monkeypatch.setattr(codegen.driver, "_untyped_fields", lambda code: ["Root.a"])
+    with pytest.raises(CodegenError, match="it wrote Any"):
+        model_source(
+            {"$schema": D7, "type": "object", "properties": {"a": {"type": "integer"}}},
+            class_name="Root",
+            source=ModelSource("s.json", "-"),
+            strict=True,
+        )

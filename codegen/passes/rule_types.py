@@ -49,22 +49,39 @@ def rule_types(
     replacements: list[tuple[ast.expr | ast.stmt, str]] = []
     attached: set[str] = set()
     extra = f", {table}" if table else ""
-    for node in tree.body:
-        if (
-            isinstance(node, ast.Assign)
-            and len(node.targets) == 1
-            and isinstance(node.targets[0], ast.Name)
-            and node.targets[0].id in rules
-            and isinstance(node.value, ast.Call)
-            and len(node.value.args) == 2
-        ):
-            name = node.targets[0].id
-            value = node.value.args[1]
-            literal = repr(rules[name])  # a JSON value's repr is a Python literal of it
-            replacements.append(
-                (value, f"{annotated}[{ast.unparse(value)}, {marker}({literal}{extra})]")
-            )
-            attached.add(name)
+    aliases: dict[str, ast.expr] = {
+        node.targets[0].id: node.value.args[1]
+        for node in tree.body
+        if isinstance(node, ast.Assign)
+        and len(node.targets) == 1
+        and isinstance(node.targets[0], ast.Name)
+        and isinstance(node.value, ast.Call)
+        and len(node.value.args) == 2
+    }
+    # the alias is found by its name, else by the title the build step gave its schema
+    # (the generator names an alias after its definition, a model after its title), when
+    # exactly one alias has that title (the generator copies a union's title to its branches)
+    titled: dict[str, list[str]] = {}
+    for alias, value in aliases.items():
+        title = _title(value)
+        if title is not None:
+            titled.setdefault(title, []).append(alias)
+    used = {name for name in rules if name in aliases}
+    for name in rules:
+        alias_name = name if name in aliases else None
+        if alias_name is None and len(titled.get(name, [])) == 1:
+            alias_name = titled[name][0]
+            if alias_name in used:
+                continue  # that alias carries its own rule
+            used.add(alias_name)
+        if alias_name is None:
+            continue
+        value = aliases[alias_name]
+        literal = repr(rules[name])  # a JSON value's repr is a Python literal of it
+        replacements.append(
+            (value, f"{annotated}[{ast.unparse(value)}, {marker}({literal}{extra})]")
+        )
+        attached.add(name)
     if table:
         # model validators of lifted rules: check_rules(self) -> check_rules(self, REFS)
         for call in ast.walk(tree):
@@ -85,6 +102,24 @@ def rule_types(
     if attached:
         wanted[("typing", "Annotated")] = annotated
     return add_imports(code, wanted)
+
+
+def _title(value: ast.expr) -> str | None:
+    """``X`` of ``Annotated[T, Field(title="X")]``."""
+    if not (
+        isinstance(value, ast.Subscript)
+        and isinstance(value.slice, ast.Tuple)
+        and isinstance(value.value, ast.Name)
+        and value.value.id == "Annotated"
+    ):
+        return None
+    for meta in value.slice.elts[1:]:
+        if isinstance(meta, ast.Call):
+            for keyword in meta.keywords:
+                if keyword.arg == "title" and isinstance(keyword.value, ast.Constant):
+                    title = keyword.value.value
+                    return title if isinstance(title, str) else None
+    return None
 
 
 def _insert_table(code: str, name: str, refs: dict[str, Json]) -> str:

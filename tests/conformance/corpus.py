@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import importlib.util
 import json
 import re
 import sys
@@ -27,6 +26,7 @@ from pydantic import TypeAdapter, ValidationError
 from codegen.diagnostics import CodegenError
 from codegen.driver import ModelSource
 from codegen.pipeline import json_schema_for, model_source
+from tests._load import load_module
 
 
 @dataclass
@@ -41,16 +41,9 @@ class SchemaResult:
 
 
 def _load(code: str, name: str) -> Any:
-    folder = Path(tempfile.mkdtemp(prefix="agentruns-corpus-"))
-    path = folder / f"{name}.py"
+    path = Path(tempfile.mkdtemp(prefix="agentruns-corpus-")) / f"{name}.py"
     path.write_text(code, encoding="utf-8")
-    spec = importlib.util.spec_from_file_location(name, path)
-    assert spec is not None
-    assert spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
+    return load_module(path, name)
 
 
 def _instances(schema: dict[str, Any], count: int) -> list[Any]:

@@ -8,9 +8,7 @@ and compared with the suite's verdict.
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
 import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -22,6 +20,7 @@ from pydantic import TypeAdapter, ValidationError
 from codegen.diagnostics import CodegenError
 from codegen.driver import ModelSource
 from codegen.pipeline import model_source
+from tests._load import load_module
 
 SUITE = Path(__file__).resolve().parents[1] / "fixtures" / "json-schema-test-suite" / "draft7"
 # refRemote.json needs a server of remote schemas; the build step never fetches anything, by
@@ -48,16 +47,9 @@ def groups(suite: Path = SUITE) -> Iterator[tuple[str, dict[str, Any]]]:
 
 
 def _load(code: str, name: str) -> Any:
-    folder = Path(tempfile.mkdtemp(prefix="agentruns-suite-"))
-    module_path = folder / f"{name}.py"
-    module_path.write_text(code, encoding="utf-8")
-    spec = importlib.util.spec_from_file_location(name, module_path)
-    assert spec is not None
-    assert spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
+    path = Path(tempfile.mkdtemp(prefix="agentruns-suite-")) / f"{name}.py"
+    path.write_text(code, encoding="utf-8")
+    return load_module(path, name)
 
 
 def run_group(file: str, group: dict[str, Any], index: int) -> GroupResult:
