@@ -20,6 +20,7 @@ from codegen.driver import ModelSource, sha256_of
 from codegen.manifest import MANIFEST_NAME, manifest_with_hashes, read_manifest
 from codegen.pipeline import json_schema_for, model_source, render, stale_diff, write
 from codegen.structure import is_json_structure
+from codegen.structure_imports import folder_loader
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -64,7 +65,9 @@ def _check(args: argparse.Namespace) -> int:
 def _model(args: argparse.Namespace) -> int:
     path: Path = args.schema
     document = load_json(path)
-    schema, diagnostics = json_schema_for(document, source=str(path), strict=args.strict)
+    schema, diagnostics = json_schema_for(
+        document, source=str(path), strict=args.strict, imports=folder_loader(path.parent)
+    )
     class_name = args.class_name or _class_name_for(path, document)
     code, more = model_source(
         schema,
@@ -89,7 +92,9 @@ def _changes(args: argparse.Namespace) -> int:
 
 def _translate(args: argparse.Namespace) -> int:
     path: Path = args.schema
-    schema, diagnostics = json_schema_for(load_json(path), source=str(path), strict=args.strict)
+    schema, diagnostics = json_schema_for(
+        load_json(path), source=str(path), strict=args.strict, imports=folder_loader(path.parent)
+    )
     _report(diagnostics)
     sys.stdout.write(dump_json(schema))
     return 0

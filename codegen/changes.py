@@ -224,5 +224,9 @@ def _entry_report(
 
 
 def _as_json_schema(document: Json, source: str) -> JsonObject:
-    schema, _ = json_schema_for(document, source=source, strict=False)
+    from codegen.structure_imports import folder_loader
+
+    schema, _ = json_schema_for(
+        document, source=source, strict=False, imports=folder_loader(Path(source).parent)
+    )
     return schema

@@ -25,10 +25,11 @@ import re
 from dataclasses import dataclass
 from urllib.parse import unquote, urldefrag, urljoin
 
+from codegen import ecma
 from codegen._json import Json, JsonObject, pointer
 from codegen._names import pascal
 from codegen.diagnostics import Diagnostic, DiagnosticSink
-from codegen.regex import PatternError, to_rust
+from codegen.regex import NeedsBacktracking, PatternError, to_rust
 from codegen.schema_passes import walk
 from codegen.schema_passes.boolean_schemas import boolean_schemas
 from codegen.schema_passes.nullable_enums import nullable_enums
@@ -139,6 +140,7 @@ class _Normalizer:
         self.refs: dict[str, Json] = {}
         self._stated: JsonObject = {}
         self._taken_names = _titles(schema)
+        self._backtracking: set[str] = set()  # patterns left to the backtracking matcher
         dialect = schema.get("$schema")
         self._draft7 = not (
             isinstance(dialect, str) and ("2019-09" in dialect or "2020-12" in dialect)
@@ -375,23 +377,13 @@ class _Normalizer:
             return
         pattern = node.get("pattern")
         if isinstance(pattern, str):
-            try:
-                node["pattern"] = to_rust(pattern)
-            except PatternError as error:
-                self._sink.error(at + "/pattern", f"pattern {pattern!r}: {error}; refused")
+            node["pattern"] = self._pattern(pattern, at + "/pattern")
         patterns = node.get("patternProperties")
         if isinstance(patterns, dict):
-            translated: JsonObject = {}
-            for key, sub in patterns.items():
-                try:
-                    translated[to_rust(key)] = sub
-                except PatternError as error:
-                    self._sink.error(
-                        at + pointer("patternProperties", key),
-                        f"pattern {key!r}: {error}; refused",
-                    )
-                    translated[key] = sub
-            node["patternProperties"] = translated
+            node["patternProperties"] = {
+                self._pattern(key, at + pointer("patternProperties", key)): sub
+                for key, sub in patterns.items()
+            }
         for key, sub in node.items():
             if key in _SCHEMA_MAPS or key == "dependencies":
                 if isinstance(sub, dict):
@@ -404,6 +396,30 @@ class _Normalizer:
                     self._translate_patterns(member, where)
             elif key in _SCHEMA_VALUES:
                 self._translate_patterns(sub, at + pointer(key))
+
+    def _pattern(self, pattern: str, at: str) -> str:
+        """The pattern in the linear-time engine's spelling; one with lookaround or
+        backreferences stays ECMA-262 as written, for a rule's backtracking matcher
+        (``codegen.ecma``, step-bounded); one that is no pattern is refused."""
+        try:
+            return to_rust(pattern)
+        except NeedsBacktracking:
+            pass
+        except PatternError as error:
+            self._sink.error(at, f"pattern {pattern!r}: {error}; refused")
+            return pattern
+        try:
+            ecma.parse(pattern)
+        except ecma.PatternSyntaxError as error:
+            self._sink.error(at, f"pattern {pattern!r}: {error}; refused")
+            return pattern
+        self._backtracking.add(pattern)
+        self._sink.warn(
+            at,
+            f"pattern {pattern!r} has lookaround or backreferences: matched in a rule by "
+            f"backtracking, refusing a value past {ecma.MAX_STEPS} steps",
+        )
+        return pattern
 
     def _rewrite_refs(self, node: Json, renames: dict[tuple[str, str], str]) -> None:
         if isinstance(node, list):
@@ -982,6 +998,8 @@ class _Normalizer:
                     loose.add("multipleOf")
         if isinstance(node.get("items"), list):
             loose.add("items")
+        if node.get("pattern") in self._backtracking:
+            loose.add("pattern")  # never the generator's: it would run it with Python's re
         for key in ("const", "enum"):
             if key in node and not _literal_values(node[key] if key == "enum" else [node[key]]):
                 loose.add(key)

@@ -14,10 +14,18 @@ from pathlib import Path
 from codegen._files import write_all
 from codegen._json import MAX_DEPTH, Json, JsonObject, dump_json, load_json, too_deep
 from codegen.diagnostics import CodegenError, Diagnostic, DiagnosticSink, Severity
-from codegen.driver import ModelSource, generate_models, render_runtime_module, sha256_of, tidy
+from codegen.driver import (
+    ModelSource,
+    generate_models,
+    render_ecma_module,
+    render_runtime_module,
+    sha256_of,
+    tidy,
+)
 from codegen.manifest import SchemaEntry, read_manifest
 from codegen.normalize import ROOT_RULE, normalize
 from codegen.structure import is_json_structure, translate
+from codegen.structure_imports import Loader, expand_imports, folder_loader, uses_imports
 
 PACKAGE = "agentruns_generated"
 _JSON_SCHEMA_DIALECTS = (
@@ -38,9 +46,13 @@ class Rendered:
 
 
 def json_schema_for(
-    document: Json, *, source: str, strict: bool
+    document: Json, *, source: str, strict: bool, imports: Loader | None = None
 ) -> tuple[JsonObject, list[Diagnostic]]:
-    """The JSON Schema for a source document: translated if JSON Structure, as is otherwise."""
+    """The JSON Schema for a source document: translated if JSON Structure, as is otherwise.
+
+    ``imports`` finds the documents a JSON Structure ``$import`` names (``folder_loader`` of
+    the schema's folder); without it, a document that imports is refused.
+    """
     deep = too_deep(document)
     if deep is not None:
         raise CodegenError(
@@ -54,8 +66,14 @@ def json_schema_for(
             ]
         )
     if is_json_structure(document):
+        said: list[Diagnostic] = []
+        if isinstance(document, dict) and uses_imports(document):
+            sink = DiagnosticSink(source)
+            document = expand_imports(document, imports or (lambda _uri: None), sink)
+            sink.raise_if(strict=False)
+            said = list(sink.items)
         translation = translate(document, source=source, strict=strict)
-        return translation.schema, list(translation.diagnostics)
+        return translation.schema, [*said, *translation.diagnostics]
     if isinstance(document, bool):
         document = {} if document else {"not": {}}  # the schemas every / no value satisfies
     if not isinstance(document, dict):
@@ -131,6 +149,7 @@ def render(schemas_dir: Path, *, strict: bool = False) -> Rendered:
     rendered.files[f"{PACKAGE}/models.py"] = _models_module(entries, rendered)
     rendered.files[f"{PACKAGE}/py.typed"] = ""
     rendered.files[f"{PACKAGE}/_json.py"] = render_runtime_module()
+    rendered.files[f"{PACKAGE}/_ecma.py"] = render_ecma_module()
     return rendered
 
 
@@ -145,7 +164,9 @@ def _render_entry(
     # the vendored original ships too (`agentruns schema F --source`), byte for byte
     rendered.files[f"{PACKAGE}/schemas/{entry.file}"] = raw.decode("utf-8")
     document = load_json(path)
-    schema, diagnostics = json_schema_for(document, source=source_name, strict=strict)
+    schema, diagnostics = json_schema_for(
+        document, source=source_name, strict=strict, imports=folder_loader(schemas_dir)
+    )
     rendered.diagnostics.extend(diagnostics)
     translated_from: str | None = None
     schema_path = source_name

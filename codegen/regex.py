@@ -29,6 +29,11 @@ class PatternError(ValueError):
     """A pattern with no exact linear-time form, or not a valid regular expression."""
 
 
+class NeedsBacktracking(PatternError):
+    """A pattern with lookaround or backreferences: valid, but no linear-time engine runs it
+    (``codegen.ecma`` does, within a step budget)."""
+
+
 def to_rust(pattern: str) -> str:
     """The Rust ``regex`` spelling of an ECMA-262 pattern, checked to compile."""
     out: list[str] = []
@@ -71,7 +76,7 @@ def to_rust(pattern: str) -> str:
                 index += 1
             continue
         if char == "(" and pattern.startswith(("(?=", "(?!", "(?<=", "(?<!"), index):
-            raise PatternError("lookaround has no linear-time form")
+            raise NeedsBacktracking("lookaround has no linear-time form")
         if char == ".":
             out.append(f"[^{_LINE_TERMINATORS}]")
             index += 1
@@ -105,7 +110,7 @@ def _escape(pattern: str, index: int, in_class: bool) -> tuple[str, int]:
     if char == "0" and not pattern[index + 1 : index + 2].isdigit():
         return r"\x00", index + 1
     if char.isdigit() or char == "k":
-        raise PatternError("backreferences have no linear-time form")
+        raise NeedsBacktracking("backreferences have no linear-time form")
     if char == "/":
         return "/", index + 1
     return "\\" + char, index + 1

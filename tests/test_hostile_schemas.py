@@ -258,13 +258,13 @@ def test_an_altname_that_collides_with_a_property_is_refused() -> None:
 @pytest.mark.parametrize(
     ("pattern", "said"),
     [
-        ("(?=a)b", "lookaround has no linear-time form"),
-        ("(a)\\1", "backreferences have no linear-time form"),
         ("(", "not a valid regular expression"),
         ("[a-", "a character class is not closed"),
+        ("(?<=a)\\2", "backreference \\2 to a group that does not exist"),
+        ("(?=a)(?<n>b)\\k<m>", "\\k<m> names no group"),
     ],
 )
-def test_a_pattern_without_a_linear_time_form_is_refused_at_build_time(
+def test_a_pattern_that_is_no_pattern_is_refused_at_build_time(
     pattern: str, said: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     schema = {
@@ -278,6 +278,57 @@ def test_a_pattern_without_a_linear_time_form_is_refused_at_build_time(
     err = capsys.readouterr().err
     assert f"/properties/p/pattern: error: pattern {pattern!r}: {said}" in err
     assert not (tmp_path / "p.py").exists()
+
+
+@pytest.mark.parametrize(
+    ("pattern", "good", "bad"),
+    [
+        ("^(?!foo)[a-z]+$", "bar", "foobar"),
+        ("^(?=.*[0-9])(?=.*[a-z]).{4,}$", "ab12", "abcd"),
+        ("^(\\w)\\1$", "aa", "ab"),
+        ("(?<=\\$)[0-9]+", "$12", "12"),
+        ("^(?<q>['\"]).*\\k<q>$", "'x'", "'x\""),
+    ],
+)
+def test_a_pattern_with_lookaround_or_backreferences_is_matched_by_a_rule(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], pattern: str, good: str, bad: str
+) -> None:
+    schema = {
+        "$schema": D7,
+        "type": "object",
+        "properties": {"p": {"type": "string", "pattern": pattern}},
+    }
+    path = tmp_path / "look.json"
+    path.write_text(json.dumps(schema))
+    assert main(["model", str(path), "--out", str(tmp_path / "look.py")]) == 0
+    assert "matched in a rule by backtracking" in capsys.readouterr().err
+    text = (tmp_path / "look.py").read_text()
+    assert "pattern=" not in text  # never a Field pattern: pydantic would switch to Python re
+    model = load(tmp_path / "look.py", f"look_{abs(hash(pattern))}").Look
+    assert model.model_validate({"p": good}).p == good
+    with pytest.raises(ValidationError):
+        model.model_validate({"p": bad})
+
+
+def test_a_backtracking_pattern_past_its_budget_refuses_the_value_with_the_reason(
+    tmp_path: Path,
+) -> None:
+    """``^(?=a)(a+)+$`` on ``aaa...b`` backtracks exponentially: the value is refused, said
+    why, in bounded time (fail closed)."""
+    schema = {
+        "$schema": D7,
+        "type": "object",
+        "properties": {"p": {"type": "string", "pattern": "^(?=a)(a+)+$"}},
+    }
+    path = tmp_path / "evil.json"
+    path.write_text(json.dumps(schema))
+    assert main(["model", str(path), "--out", str(tmp_path / "evil.py")]) == 0
+    model = load(tmp_path / "evil.py", "evil_lookaround").Evil
+    assert model.model_validate({"p": "aaaa"}).p == "aaaa"
+    started = time.monotonic()
+    with pytest.raises(ValidationError, match="backtracking steps"):
+        model.model_validate({"p": "a" * 40 + "b"})
+    assert time.monotonic() - started < 5
 
 
 def test_catastrophic_patterns_run_in_linear_time_everywhere(tmp_path: Path) -> None:

@@ -36,8 +36,16 @@ from pydantic import (
     WithJsonSchema,
 )
 from pydantic.json_schema import JsonSchemaValue
-from pydantic_core import PydanticCustomError, SchemaValidator, core_schema, to_jsonable_python
+from pydantic_core import (
+    PydanticCustomError,
+    SchemaError,
+    SchemaValidator,
+    core_schema,
+    to_jsonable_python,
+)
 from typing_extensions import TypeAliasType
+
+from agentruns_generated import _ecma
 
 # RFC 3339 section 5.6 date-time: a "T" (or "t") between date and time, seconds required,
 # and an explicit offset. Ranges (month 13, hour 25) are left to the datetime parser.
@@ -480,17 +488,25 @@ def _format_ok(name: str, value: object) -> bool:
 
 
 @cache
-def _pattern(pattern: str) -> SchemaValidator:
-    return SchemaValidator(
-        core_schema.str_schema(pattern=pattern),
-        config=core_schema.CoreConfig(regex_engine="rust-regex"),
-    )
+def _pattern(pattern: str) -> SchemaValidator | None:
+    try:
+        return SchemaValidator(
+            core_schema.str_schema(pattern=pattern),
+            config=core_schema.CoreConfig(regex_engine="rust-regex"),
+        )
+    except SchemaError:
+        return None  # lookaround or a backreference, left in ECMA-262's spelling
 
 
 def _search(pattern: str, text: str) -> bool:
     """Whether ``pattern`` matches somewhere in ``text``, in the models' own engine: Rust's,
-    linear in the text (the build step wrote every pattern in its syntax)."""
-    return _pattern(pattern).isinstance_python(text)
+    linear in the text (the build step wrote every pattern it could in its syntax). A
+    pattern with lookaround or backreferences, which Rust has not, is ECMA-262 as written and
+    matched by backtracking within a step budget (``_ecma``); past it the value is refused."""
+    linear = _pattern(pattern)
+    if linear is not None:
+        return linear.isinstance_python(text)
+    return _ecma.search(pattern, text)
 
 
 Refs = Mapping[str, object]
@@ -732,6 +748,8 @@ def _enforce(document: object, rule: object, refs: Refs) -> None:
         ok = satisfies(document, rule, refs)
     except RuleDepthError as error:
         raise PydanticCustomError("schema_rule_depth", str(error)) from None
+    except _ecma.PatternBudgetError as error:
+        raise PydanticCustomError("pattern_budget", str(error)) from None
     if not ok:
         keywords = sorted(rule) if isinstance(rule, dict) else ["false schema"]
         raise PydanticCustomError(
