@@ -251,9 +251,8 @@ class _Normalizer:
         if isinstance(anchor, str):
             anchors[f"{base}#{anchor}"] = at
         node["$agentruns-base"] = base  # read by _rewrite_to_local, removed there
-        for key, sub in node.items():
-            if key not in ("enum", "const", "examples", "default", "$agentruns-base"):
-                self._collect_ids(sub, at + pointer(key), base, resources, anchors)
+        for tokens, sub in walk.children_at(node):
+            self._collect_ids(sub, at + pointer(*tokens), base, resources, anchors)
 
     def _rewrite_to_local(
         self, node: Json, at: str, resources: dict[str, str], anchors: dict[str, str]
@@ -285,9 +284,8 @@ class _Normalizer:
                 local = "#" + resources[uri] + fragment
             if local is not None and local != ref:
                 node["$ref"] = local
-        for key, sub in node.items():
-            if key not in ("enum", "const", "examples", "default"):
-                self._rewrite_to_local(sub, at + pointer(key), resources, anchors)
+        for tokens, sub in walk.children_at(node):
+            self._rewrite_to_local(sub, at + pointer(*tokens), resources, anchors)
 
     def _check_refs(self, node: Json, at: str) -> None:
         """Every $ref must stay in the document and resolve (nothing is ever fetched)."""
@@ -307,9 +305,8 @@ class _Normalizer:
                 )
             elif self._resolve(node) is None:
                 self._sink.error(at + "/$ref", f"reference {ref!r} does not resolve")
-        for key, sub in node.items():
-            if key not in ("enum", "const", "examples", "default"):
-                self._check_refs(sub, at + pointer(key))
+        for tokens, sub in walk.children_at(node):
+            self._check_refs(sub, at + pointer(*tokens))
 
     def _json_value_ref(self) -> JsonObject:
         self._uses_json_value = True
@@ -422,22 +419,14 @@ class _Normalizer:
         return pattern
 
     def _rewrite_refs(self, node: Json, renames: dict[tuple[str, str], str]) -> None:
-        if isinstance(node, list):
-            for sub in node:
-                self._rewrite_refs(sub, renames)
-            return
-        if not isinstance(node, dict):
-            return
-        ref = node.get("$ref")
-        if isinstance(ref, str):
-            tokens = ref_tokens(ref)
-            if tokens is not None:
-                if len(tokens) >= 2 and (tokens[0], tokens[1]) in renames:
-                    tokens = [tokens[0], renames[(tokens[0], tokens[1])], *tokens[2:]]
-                node["$ref"] = "#" + pointer(*tokens)
-        for key, sub in node.items():
-            if key not in ("enum", "const", "examples", "default"):
-                self._rewrite_refs(sub, renames)
+        for schema in walk.subschemas(node):
+            ref = schema.get("$ref")
+            if isinstance(ref, str):
+                tokens = ref_tokens(ref)
+                if tokens is not None:
+                    if len(tokens) >= 2 and (tokens[0], tokens[1]) in renames:
+                        tokens = [tokens[0], renames[(tokens[0], tokens[1])], *tokens[2:]]
+                    schema["$ref"] = "#" + pointer(*tokens)
 
     def _name_item_unions(self) -> None:
         defs = self._root.get(self._defs_key)
@@ -460,6 +449,13 @@ class _Normalizer:
 
     def _walk(self, node: Json, at: str, *, value_position: bool) -> None:
         if not isinstance(node, dict):
+            return
+        format_ref = self._format_ref(node)
+        if format_ref is not None:
+            # a URI anywhere (items, a branch, the root): the exact type, never the
+            # generator's own (AnyUrl rewrites the value; uri-reference it does not check)
+            node.clear()
+            node.update(format_ref)
             return
         for key in _SCHEMA_MAPS:
             members = node.get(key)
@@ -990,6 +986,8 @@ class _Normalizer:
                 known = set(declared_props) if isinstance(declared_props, dict) else set()
                 if any(name not in known for name in required):
                     loose.add("required")  # the generator ignores names it has no field for
+            if fmt in FORMAT_TYPES and set(node) - _ANNOTATION_ONLY - {"type", "format"}:
+                loose.add("format")  # beside other keywords: a rule, not the generator's type
             if only == "string" and fmt in self._checked_formats:
                 loose.add("format")
             if only in ("number", "integer") and "multipleOf" in keys:
@@ -1018,16 +1016,11 @@ class _Normalizer:
 
     # -- discriminators -------------------------------------------------------------
 
-    def _add_discriminators(self, node: Json) -> None:
-        if isinstance(node, list):
-            for sub in node:
-                self._add_discriminators(sub)
-            return
-        if not isinstance(node, dict):
-            return
-        for key, sub in node.items():
-            if key not in ("enum", "const", "examples", "default", "x-allOf"):
-                self._add_discriminators(sub)
+    def _add_discriminators(self, root: Json) -> None:
+        for node in reversed(walk.subschemas(root)):  # the innermost first
+            self._discriminate(node)
+
+    def _discriminate(self, node: JsonObject) -> None:
         for key in ("oneOf", "anyOf"):
             members = node.get(key)
             if isinstance(members, list) and len(members) > 1 and "discriminator" not in node:
@@ -1091,7 +1084,9 @@ _ALWAYS_LOOSE = frozenset({"not", "if", "then", "else"})
 """Left after lifting (no object owns them): always a rule."""
 _RENDERED_FORMATS = frozenset({"date-time", "uri", "uri-reference"})
 """Formats the generated types assert exactly (JsonDateTime, Uri, UriReference)."""
-_CHECKED_FORMATS = frozenset({"date", "time", "duration", "uuid", "json-pointer", "ipv4", "ipv6"})
+_CHECKED_FORMATS = frozenset(
+    {"date", "time", "duration", "uuid", "json-pointer", "ipv4", "ipv6", "regex"}
+)
 """Formats asserted by a rule (``_json._format_ok``): the JSON Structure types among them.
 Any other format is an annotation (see ``_loose_keywords``)."""
 _STRUCTURAL = frozenset(

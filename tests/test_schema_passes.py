@@ -11,8 +11,9 @@ import pytest
 
 from codegen.__main__ import main
 from codegen._json import Json
+from codegen.schema_passes.boolean_schemas import boolean_schemas
 from codegen.schema_passes.nullable_enums import nullable_enums
-from codegen.schema_passes.walk import children
+from codegen.schema_passes.walk import children, children_at
 from tests._load import load_module
 
 D7 = "http://json-schema.org/draft-07/schema#"
@@ -39,6 +40,50 @@ D7 = "http://json-schema.org/draft-07/schema#"
 )
 def test_nullable_enums_golden(before: dict[str, Any], after: dict[str, Any]) -> None:
     assert nullable_enums({"properties": {"p": before}}) == {"properties": {"p": after}}
+
+
+@pytest.mark.parametrize(
+    ("before", "after"),
+    [
+        (True, {}),
+        (False, {"not": {}}),
+        ({"anyOf": [True, False]}, {"anyOf": [{}, {"not": {}}]}),
+        ({"properties": {"a": True, "b": False}}, {"properties": {"a": {}, "b": {"not": {}}}}),
+        ({"not": True, "if": False}, {"not": {}, "if": {"not": {}}}),
+        ({"items": [True, {"items": [False]}]}, {"items": [{}, {"items": [{"not": {}}]}]}),
+        (
+            {"dependencies": {"a": False, "b": ["c"]}},
+            {"dependencies": {"a": {"not": {}}, "b": ["c"]}},
+        ),
+        # the generator renders these booleans exactly: left as they are
+        (
+            {"additionalProperties": False, "additionalItems": False, "items": False},
+            {"additionalProperties": False, "additionalItems": False, "items": False},
+        ),
+        (
+            {"const": True, "enum": [False], "default": True},
+            {"const": True, "enum": [False], "default": True},
+        ),
+    ],
+)
+def test_boolean_schemas_golden(before: Json, after: Json) -> None:
+    assert boolean_schemas(before) == after
+
+
+def test_children_at_names_the_pointer_of_each_subschema_and_skips_unknown_keywords() -> None:
+    schema: dict[str, Any] = {
+        "properties": {"a/b": {"title": "p"}},
+        "anyOf": [{"title": "x"}, {"title": "y"}],
+        "not": {"title": "n"},
+        "x-unknown": {"$id": "#not-an-identifier", "title": "u"},
+    }
+    found = {tokens: child["title"] for tokens, child in children_at(schema)}
+    assert found == {
+        ("properties", "a/b"): "p",
+        ("anyOf", 0): "x",
+        ("anyOf", 1): "y",
+        ("not",): "n",
+    }
 
 
 def test_nullable_enums_leaves_values_alone() -> None:

@@ -15,6 +15,29 @@ _NAMED = ("properties", "patternProperties", "definitions", "$defs", "dependenci
           "dependentSchemas")  # fmt: skip
 
 
+def children_at(node: JsonObject) -> list[tuple[tuple[str | int, ...], JsonObject]]:
+    """The schemas directly inside ``node``, each with the pointer tokens that lead there
+    (an unknown keyword holds no schema: an ``$id`` or ``$ref`` inside it is no identifier)."""
+    found: list[tuple[tuple[str | int, ...], JsonObject]] = []
+    for key in _ONE:
+        value = node.get(key)
+        if isinstance(value, dict):
+            found.append(((key,), value))
+    for key in _MANY:
+        value = node.get(key)
+        if isinstance(value, list):
+            found += [
+                ((key, i), member) for i, member in enumerate(value) if isinstance(member, dict)
+            ]
+    for key in _NAMED:
+        value = node.get(key)
+        if isinstance(value, dict):
+            found += [
+                ((key, name), member) for name, member in value.items() if isinstance(member, dict)
+            ]
+    return found
+
+
 def children(node: JsonObject) -> list[JsonObject]:
     """The schemas directly inside ``node``."""
     found: list[JsonObject] = []

@@ -201,6 +201,12 @@ def _timestamp(instant: datetime, text: str | None) -> Timestamp:
 
 
 def _remember_text(text: str, parse: core_schema.ValidatorFunctionWrapHandler) -> Timestamp:
+    if text[17:19] == "60":
+        # a leap second (23:59:60 UTC) is valid RFC 3339; a datetime cannot hold second 60,
+        # so it holds :59 and the text keeps the 60 (it is written back as read)
+        offset = text[19:].lstrip(".0123456789")
+        if _leap_second_at(int(text[11:13]), int(text[14:16]), offset.upper()):
+            return Timestamp.of(parse(text[:17] + "59" + text[19:]), text)
     return Timestamp.of(parse(text), text)
 
 
@@ -428,7 +434,18 @@ def _is_time(value: str) -> bool:
         return False
     hour, minute, second = int(found[1]), int(found[2]), int(found[3])
     offset_ok = found[6] is None or (int(found[6]) < 24 and int(found[7]) < 60)
-    return hour < 24 and minute < 60 and second <= 60 and offset_ok
+    if not (hour < 24 and minute < 60 and second <= 60 and offset_ok):
+        return False
+    return second < 60 or _leap_second_at(hour, minute, found[5])
+
+
+def _leap_second_at(hour: int, minute: int, offset: str) -> bool:
+    """A leap second is 23:59:60 in UTC: the local time minus its offset."""
+    shift = 0
+    if offset not in ("Z", "z"):
+        sign = -1 if offset[0] == "-" else 1
+        shift = sign * (int(offset[1:3]) * 60 + int(offset[4:6]))
+    return (hour * 60 + minute - shift) % (24 * 60) == 23 * 60 + 59
 
 
 def _is_duration(value: str) -> bool:
@@ -436,6 +453,15 @@ def _is_duration(value: str) -> bool:
     return (
         _DURATION.match(value) is not None and value not in ("P", "PT") and not value.endswith("T")
     )
+
+
+def _is_regex(value: str) -> bool:
+    """An ECMA-262 regular expression (as the backtracking matcher reads one)."""
+    try:
+        _ecma.parse(value)
+    except _ecma.PatternSyntaxError:
+        return False
+    return True
 
 
 def _is_ipv6(value: str) -> bool:
@@ -458,9 +484,11 @@ _FORMAT_CHECKS: dict[str, Callable[[str], bool]] = {
     "json-pointer": lambda v: _JSON_POINTER.match(v) is not None,
     "ipv4": lambda v: _IPV4.match(v) is not None,
     "ipv6": _is_ipv6,
+    "regex": _is_regex,
 }
 """Formats asserted by rules (RFC 3339 date and time, ISO 8601 duration, RFC 4122 uuid,
-RFC 6901 pointer, RFC 2673/4291 addresses); the build step treats any other as annotation."""
+RFC 6901 pointer, RFC 2673/4291 addresses, ECMA-262 regex); the build step treats any other as
+annotation."""
 
 
 def _format_ok(name: str, value: object) -> bool:
@@ -470,8 +498,13 @@ def _format_ok(name: str, value: object) -> bool:
         if _RFC3339_DATETIME.match(value) is None:
             return False
         # the pattern leaves ranges (month 13, hour 25) to a parser; a leap second is valid
+        # at 23:59:60 UTC
         text = value.upper().replace("Z", "+00:00")
-        text = text[:17] + "59" + text[19:] if text[17:19] == "60" else text
+        if text[17:19] == "60":
+            offset = text[19:].lstrip(".0123456789")
+            if not _leap_second_at(int(text[11:13]), int(text[14:16]), offset):
+                return False
+            text = text[:17] + "59" + text[19:]
         try:
             datetime.fromisoformat(text)
         except ValueError:

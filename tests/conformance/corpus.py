@@ -13,6 +13,7 @@ import argparse
 import contextlib
 import json
 import re
+import signal
 import sys
 import tempfile
 import time
@@ -27,6 +28,8 @@ from codegen.diagnostics import CodegenError
 from codegen.driver import ModelSource
 from codegen.pipeline import json_schema_for, model_source
 from tests._load import load_module
+
+GENERATION_SECONDS = 30
 
 
 @dataclass
@@ -46,7 +49,7 @@ def _load(code: str, name: str) -> Any:
     return load_module(path, name)
 
 
-def _instances(schema: dict[str, Any], count: int) -> list[Any]:
+def _instances(schema: dict[str, Any], count: int, seconds: int) -> list[Any]:
     from hypothesis import HealthCheck, given, settings
     from hypothesis_jsonschema import from_schema
 
@@ -62,9 +65,19 @@ def _instances(schema: dict[str, Any], count: int) -> list[Any]:
     def collect(instance: Any) -> None:
         found.append(instance)
 
-    # hypothesis-jsonschema cannot generate for every schema
-    with contextlib.suppress(Exception):
-        collect()
+    def give_up(signum: int, frame: object) -> None:
+        raise TimeoutError
+
+    # hypothesis-jsonschema cannot generate for every schema, nor quickly for some (filtered
+    # draws of patterns): what it found in `seconds` is what is judged
+    previous = signal.signal(signal.SIGALRM, give_up)
+    signal.alarm(seconds)
+    try:
+        with contextlib.suppress(Exception):
+            collect()
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
     return found
 
 
@@ -132,7 +145,7 @@ def _oracle(document: dict[str, Any]) -> Any:
     return extended(document, format_checker=cls.FORMAT_CHECKER)
 
 
-def check(path: Path, *, count: int) -> SchemaResult:
+def check(path: Path, *, count: int, seconds: int = GENERATION_SECONDS) -> SchemaResult:
     result = SchemaResult(path.name)
     document = json.loads(path.read_text(encoding="utf-8"))
     started = time.monotonic()
@@ -155,7 +168,7 @@ def check(path: Path, *, count: int) -> SchemaResult:
         result.crash = f"import: {error!r}"
         return result
     oracle = _oracle(document)
-    instances = _instances(document, count)
+    instances = _instances(document, count, seconds)
     candidates = [*instances, *(m for i in instances[:5] for m in _mutants(i, document))]
     for instance in candidates:
         try:
@@ -187,10 +200,13 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("folder", type=Path)
     parser.add_argument("--instances", type=int, default=20)
+    parser.add_argument(
+        "--seconds", type=int, default=GENERATION_SECONDS, help="generation time per schema"
+    )
     args = parser.parse_args(argv)
     results = []
     for path in sorted(args.folder.glob("*.json")):
-        r = check(path, count=args.instances)
+        r = check(path, count=args.instances, seconds=args.seconds)
         results.append(r)
         state = f"REFUSED {r.refused}" if r.refused else f"CRASH {r.crash}" if r.crash else "ok"
         print(

@@ -26,6 +26,20 @@ SUITE = Path(__file__).resolve().parents[1] / "fixtures" / "json-schema-test-sui
 # refRemote.json needs a server of remote schemas; the build step never fetches anything, by
 # design, so those groups are out of what it claims.
 UNCLAIMED = frozenset({"refRemote.json"})
+# Of the optional files, those the build step claims: regexes, big and overflowing numbers,
+# and the formats it asserts (any other format is an annotation, as draft-07 allows). Each
+# format file runs three ways: as written (untyped: a rule), with "type": "string" (the
+# generated type), and as the items of an array.
+OPTIONAL = (
+    "ecmascript-regex.json",
+    "non-bmp-regex.json",
+    "bignum.json",
+    "float-overflow.json",
+    "id.json",
+    "unknownKeyword.json",
+)
+FORMATS = ("date-time", "time", "date", "ipv4", "ipv6", "json-pointer", "uri", "uri-reference",
+           "regex")  # fmt: skip
 
 
 @dataclass
@@ -44,6 +58,21 @@ def groups(suite: Path = SUITE) -> Iterator[tuple[str, dict[str, Any]]]:
             continue
         for group in json.loads(path.read_text(encoding="utf-8")):
             yield path.name, group
+    for name in OPTIONAL:
+        path = suite / "optional" / name
+        if path.exists():
+            for group in json.loads(path.read_text(encoding="utf-8")):
+                yield f"optional/{name}", group
+    for path in (suite / "optional" / "format" / f"{name}.json" for name in FORMATS):
+        for group in json.loads(path.read_text(encoding="utf-8")):
+            where = f"optional/format/{path.name}"
+            yield where, group
+            strings = [t for t in group["tests"] if isinstance(t["data"], str)]
+            typed = {**group["schema"], "type": "string"}
+            yield f"{where} (typed)", {**group, "schema": typed, "tests": strings}
+            listed = [{**t, "data": [t["data"]]} for t in strings]
+            items = {"type": "array", "items": typed}
+            yield f"{where} (items)", {**group, "schema": items, "tests": listed}
 
 
 def _load(code: str, name: str) -> Any:
@@ -69,7 +98,8 @@ def run_group(file: str, group: dict[str, Any], index: int) -> GroupResult:
     except CodegenError as error:
         result.refused = str(error).splitlines()[0]
         return result
-    module = _load(code, f"suite_{Path(file).stem.replace('-', '_')}_{index}")
+    stem = "".join(c if c.isalnum() else "_" for c in file)
+    module = _load(code, f"suite_{stem}_{index}")
     root = module.Root
     adapter: TypeAdapter[object] = TypeAdapter(root)
     for test in group["tests"]:
