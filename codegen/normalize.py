@@ -161,7 +161,7 @@ class _Normalizer:
         if self._sink.errors:
             return False
         self._safe_definition_names()
-        self._translate_patterns(self._root, "")
+        self._translate_patterns(self._root)
         if self._sink.errors:
             return False
         # the schema as stated, in the evaluator's spelling: rules resolve their $ref here,
@@ -367,32 +367,19 @@ class _Normalizer:
                 self._root[key] = {renames.get((key, n), n): v for n, v in defs.items()}
         self._rewrite_refs(self._root, renames)
 
-    def _translate_patterns(self, node: Json, at: str) -> None:
+    def _translate_patterns(self, root: Json) -> None:
         """Every regular expression of the schema in the Rust engine's spelling of its
         ECMA-262 meaning (``codegen.regex``); one that has no such form is refused here."""
-        if not isinstance(node, dict):
-            return
-        pattern = node.get("pattern")
-        if isinstance(pattern, str):
-            node["pattern"] = self._pattern(pattern, at + "/pattern")
-        patterns = node.get("patternProperties")
-        if isinstance(patterns, dict):
-            node["patternProperties"] = {
-                self._pattern(key, at + pointer("patternProperties", key)): sub
-                for key, sub in patterns.items()
-            }
-        for key, sub in node.items():
-            if key in _SCHEMA_MAPS or key == "dependencies":
-                if isinstance(sub, dict):
-                    for name, member in sub.items():
-                        self._translate_patterns(member, at + pointer(key, name))
-            elif key in _SCHEMA_LISTS or key == "items":
-                members = sub if isinstance(sub, list) else [sub]
-                for index, member in enumerate(members):
-                    where = at + pointer(key, index) if isinstance(sub, list) else at + pointer(key)
-                    self._translate_patterns(member, where)
-            elif key in _SCHEMA_VALUES:
-                self._translate_patterns(sub, at + pointer(key))
+        for at, node in walk.subschemas_at(root):
+            pattern = node.get("pattern")
+            if isinstance(pattern, str):
+                node["pattern"] = self._pattern(pattern, at + "/pattern")
+            patterns = node.get("patternProperties")
+            if isinstance(patterns, dict):
+                node["patternProperties"] = {
+                    self._pattern(key, at + pointer("patternProperties", key)): sub
+                    for key, sub in patterns.items()
+                }
 
     def _pattern(self, pattern: str, at: str) -> str:
         """The pattern in the linear-time engine's spelling; one with lookaround or

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from codegen._json import Json, JsonObject
+from codegen._json import Json, JsonObject, pointer
 
 _ONE = ("additionalItems", "additionalProperties", "contains", "propertyNames", "not", "if",
         "then", "else", "items")  # fmt: skip
@@ -68,6 +68,21 @@ def subschemas(schema: Json) -> list[JsonObject]:
         node = pending.pop()
         found.append(node)
         pending.extend(reversed(children(node)))
+    return found
+
+
+def subschemas_at(schema: Json) -> list[tuple[str, JsonObject]]:
+    """``schema`` and every schema inside it, each with its JSON pointer, parents first."""
+    if not isinstance(schema, dict):
+        return []
+    found: list[tuple[str, JsonObject]] = []
+    pending: list[tuple[str, JsonObject]] = [("", schema)]
+    while pending:
+        at, node = pending.pop()
+        found.append((at, node))
+        pending.extend(
+            (at + pointer(*tokens), child) for tokens, child in reversed(children_at(node))
+        )
     return found
 
 
