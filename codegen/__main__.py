@@ -12,6 +12,7 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
+from codegen._documents import folder_loader
 from codegen._files import Stopped, atomic_write, stoppable
 from codegen._json import dump_json, load_json
 from codegen._names import pascal
@@ -20,7 +21,6 @@ from codegen.driver import ModelSource, sha256_of
 from codegen.manifest import MANIFEST_NAME, manifest_with_hashes, read_manifest
 from codegen.pipeline import json_schema_for, model_source, render, stale_diff, write
 from codegen.structure import is_json_structure
-from codegen.structure_imports import folder_loader
 
 ROOT = Path(__file__).resolve().parent.parent
 

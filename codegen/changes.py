@@ -224,7 +224,7 @@ def _entry_report(
 
 
 def _as_json_schema(document: Json, source: str) -> JsonObject:
-    from codegen.structure_imports import folder_loader
+    from codegen._documents import folder_loader
 
     schema, _ = json_schema_for(
         document, source=source, strict=False, imports=folder_loader(Path(source).parent)

@@ -11,8 +11,10 @@ import difflib
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from codegen._documents import Loader, folder_loader
 from codegen._files import write_all
 from codegen._json import MAX_DEPTH, Json, JsonObject, dump_json, load_json, too_deep
+from codegen.bundle import bundle, names_other_files
 from codegen.diagnostics import CodegenError, Diagnostic, DiagnosticSink, Severity
 from codegen.driver import (
     ModelSource,
@@ -25,10 +27,12 @@ from codegen.driver import (
 from codegen.manifest import SchemaEntry, read_manifest
 from codegen.normalize import ROOT_RULE, normalize
 from codegen.structure import is_json_structure, translate
-from codegen.structure_imports import Loader, expand_imports, folder_loader, uses_imports
+from codegen.structure_imports import expand_imports, uses_imports
 
 PACKAGE = "agentruns_generated"
+_DRAFT_06 = ("http://json-schema.org/draft-06/schema", "https://json-schema.org/draft-06/schema")
 _JSON_SCHEMA_DIALECTS = (
+    *_DRAFT_06,
     "http://json-schema.org/draft-07/schema",
     "https://json-schema.org/draft-07/schema",
     "https://json-schema.org/draft/2020-12/schema",
@@ -50,8 +54,9 @@ def json_schema_for(
 ) -> tuple[JsonObject, list[Diagnostic]]:
     """The JSON Schema for a source document: translated if JSON Structure, as is otherwise.
 
-    ``imports`` finds the documents a JSON Structure ``$import`` names (``folder_loader`` of
-    the schema's folder); without it, a document that imports is refused.
+    ``imports`` finds the documents a schema names beside itself (``folder_loader`` of its
+    folder): a JSON Structure ``$import``, a JSON Schema ``$ref`` to another file. Without
+    it, an import is refused and a reference to another file is remote.
     """
     deep = too_deep(document)
     if deep is not None:
@@ -85,7 +90,26 @@ def json_schema_for(
         sink = DiagnosticSink(source)
         sink.error("/$schema", f"unsupported schema language {dialect!r}")
         sink.raise_if(strict=True)
+    if isinstance(dialect, str) and dialect.rstrip("#").startswith(_DRAFT_06):
+        # draft-06 is draft-07 without if/then/else: there they are unknown keywords
+        document = _without_conditionals(document)
+    if imports is not None and names_other_files(document):
+        sink = DiagnosticSink(source)
+        document = bundle(document, imports, sink)
+        sink.raise_if(strict=False)
+        return document, list(sink.items)
     return document, []
+
+
+def _without_conditionals(document: JsonObject) -> JsonObject:
+    from codegen.schema_passes.walk import rewrite
+
+    def drop(node: JsonObject) -> JsonObject:
+        return {k: v for k, v in node.items() if k not in ("if", "then", "else")}
+
+    result = rewrite(document, drop)
+    assert isinstance(result, dict)
+    return result
 
 
 def model_source(

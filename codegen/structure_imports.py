@@ -13,10 +13,8 @@ than ``MAX_DEPTH`` or circular are refused.
 from __future__ import annotations
 
 import copy
-import json
-from collections.abc import Callable
-from pathlib import Path
 
+from codegen._documents import Loader
 from codegen._json import Json, JsonObject, pointer
 from codegen.diagnostics import DiagnosticSink
 
@@ -26,32 +24,6 @@ _REFERENCES = ("$ref", "$extends", "$addins")
 _NOT_A_TYPE = frozenset(
     {"$schema", "$id", "$root", "definitions", "$import", "$importdefs", "$uses", "$offers"}
 )
-
-Loader = Callable[[str], Json | None]
-"""An imported URI -> its document, or None when there is no such local document."""
-
-
-def folder_loader(folder: Path) -> Loader:
-    """Documents of ``folder`` by their ``$id``, or by file name (read once, on first use)."""
-    found: dict[str, Json] = {}
-    loaded = False
-
-    def load(uri: str) -> Json | None:
-        nonlocal loaded
-        if not loaded:
-            loaded = True
-            for path in sorted(folder.glob("*.json")):
-                try:
-                    document = json.loads(path.read_text(encoding="utf-8"))
-                except (OSError, ValueError):
-                    continue
-                found.setdefault(path.name, document)
-                if isinstance(document, dict) and isinstance(document.get("$id"), str):
-                    found.setdefault(document["$id"], document)
-        name = uri.rstrip("#").rsplit("/", 1)[-1]
-        return found.get(uri.rstrip("#"), found.get(name))
-
-    return load
 
 
 def uses_imports(document: Json) -> bool:

@@ -24,6 +24,7 @@ from typing import Any
 import jsonschema
 from pydantic import TypeAdapter, ValidationError
 
+from codegen._documents import folder_loader
 from codegen.diagnostics import CodegenError
 from codegen.driver import ModelSource
 from codegen.pipeline import json_schema_for, model_source
@@ -150,7 +151,9 @@ def check(path: Path, *, count: int, seconds: int = GENERATION_SECONDS) -> Schem
     document = json.loads(path.read_text(encoding="utf-8"))
     started = time.monotonic()
     try:
-        schema, _ = json_schema_for(document, source=path.name, strict=False)
+        schema, _ = json_schema_for(
+            document, source=path.name, strict=False, imports=folder_loader(path.parent)
+        )
         code, _ = model_source(
             schema, class_name="Root", source=ModelSource(path.name, "0" * 64), strict=False
         )
@@ -198,14 +201,14 @@ def check(path: Path, *, count: int, seconds: int = GENERATION_SECONDS) -> Schem
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("folder", type=Path)
+    parser.add_argument("folder", type=Path, help="a folder of schemas (searched recursively)")
     parser.add_argument("--instances", type=int, default=20)
     parser.add_argument(
         "--seconds", type=int, default=GENERATION_SECONDS, help="generation time per schema"
     )
     args = parser.parse_args(argv)
     results = []
-    for path in sorted(args.folder.glob("*.json")):
+    for path in sorted(args.folder.rglob("*.json")):
         r = check(path, count=args.instances, seconds=args.seconds)
         results.append(r)
         state = f"REFUSED {r.refused}" if r.refused else f"CRASH {r.crash}" if r.crash else "ok"
