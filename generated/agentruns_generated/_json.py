@@ -549,7 +549,7 @@ against it, so a recursive schema is checked by name, not inlined without end.""
 
 _NO_REFS: Refs = {}
 
-MAX_RULE_DEPTH = 1000
+MAX_RULE_DEPTH = 250
 """Deepest a rule's evaluation may go (references followed plus values entered); past it the
 value is refused with a clear error instead of exhausting the stack."""
 
@@ -781,6 +781,10 @@ def _enforce(document: object, rule: object, refs: Refs) -> None:
         ok = satisfies(document, rule, refs)
     except RuleDepthError as error:
         raise PydanticCustomError("schema_rule_depth", str(error)) from None
+    except RecursionError:
+        raise PydanticCustomError(
+            "schema_rule_depth", "the schema rule nests too deep on this value"
+        ) from None
     except _ecma.PatternBudgetError as error:
         raise PydanticCustomError("pattern_budget", str(error)) from None
     if not ok:
