@@ -790,6 +790,7 @@ class _Normalizer:
         node.pop("default", None)
         original = copy.deepcopy(node)  # the rule states the schema as written
         self._exact_children(node, at)
+        self._hoist_merged_rules(node)
         _declare_required(node)
         _distinct_branches(node)
         loose = self._loose_keywords(node)
@@ -885,6 +886,24 @@ class _Normalizer:
             and isinstance(title := sub.get("title"), str)
             and title in self.rules
         }
+
+    def _hoist_merged_rules(self, node: JsonObject) -> None:
+        """The generator merges an ``allOf`` of object models into one class and keeps none
+        of an inline member's own settings: the rules lifted into a member (``x-allOf``) move
+        to the node that becomes the class (they judge the same value)."""
+        all_of = node.get("allOf")
+        if not (
+            isinstance(all_of, list)
+            and all_of
+            and all(self._is_object_model(member) for member in all_of)
+        ):
+            return
+        hoisted: list[Json] = []
+        for member in all_of:
+            if isinstance(member, dict) and "$ref" not in member:
+                hoisted += _as_list(member.pop("x-allOf", None))
+        if hoisted:
+            node["x-allOf"] = [*_as_list(node.get("x-allOf")), *hoisted]
 
     def _type_name(self, wanted: str, *, own: str | None = None) -> str:
         """A class name for a rule's type (``own``: the definition's own name, which it may

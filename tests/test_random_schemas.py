@@ -17,7 +17,7 @@ from typing import Any
 import jsonschema
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from pydantic import ValidationError
+from pydantic import TypeAdapter, ValidationError
 
 from codegen.diagnostics import CodegenError
 from codegen.driver import ModelSource
@@ -138,3 +138,55 @@ def test_a_random_schema_is_enforced_exactly_or_refused(
             f"{'false accept' if got else 'false reject'}: {json.dumps(document)} "
             f"for {json.dumps(value_schema)}"
         )
+
+
+# -- at the root, with recursive references: never refused -------------------------------
+
+_REFS = [f"#/definitions/d{k}" for k in range(2)]
+# a reference always consumes part of the value (an item, a property), so no schema loops on
+# one value without end (jsonschema, the oracle, would recurse forever)
+ref_leaves: st.SearchStrategy[Any] = st.one_of(
+    st.sampled_from(_REFS).map(lambda r: {"type": "array", "items": {"$ref": r}}),
+    st.sampled_from(_REFS).map(lambda r: {"properties": {"a": {"$ref": r}}}),
+)
+schemas_with_refs = st.recursive(leaves | ref_leaves, _combine, max_leaves=5)
+
+
+@settings(
+    max_examples=EXAMPLES,
+    deadline=None,
+    database=None,
+    suppress_health_check=list(HealthCheck),
+    derandomize="AGENTRUNS_PROPERTY_EXAMPLES" not in os.environ,
+)
+@given(
+    root=schemas_with_refs,
+    definitions=st.lists(schemas_with_refs, min_size=2, max_size=2),
+    values=st.lists(json_values, min_size=8, max_size=16),
+)
+def test_a_random_schema_at_the_root_with_recursive_references_is_exact_and_never_refused(
+    tmp_path_factory: Any, root: Any, definitions: list[Any], values: list[Any]
+) -> None:
+    schema = {
+        "$schema": D7,
+        "allOf": [root],
+        "definitions": {f"d{k}": d for k, d in enumerate(definitions)},
+    }
+    model = _model(schema, tmp_path_factory.mktemp("random_root"))  # never a CodegenError
+    adapter: TypeAdapter[Any] = TypeAdapter(model)
+    oracle = jsonschema.Draft7Validator(schema)
+    for value in values:
+        expected = oracle.is_valid(value)
+        for path in ("json", "python"):
+            try:
+                if path == "json":
+                    adapter.validate_json(json.dumps(value))
+                else:
+                    adapter.validate_python(value)
+                got = True
+            except ValidationError:
+                got = False
+            assert got == expected, (
+                f"{'false accept' if got else 'false reject'} ({path}): {json.dumps(value)} "
+                f"for {json.dumps(schema)}"
+            )
