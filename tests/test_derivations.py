@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from pydantic import MISSING
 
 from agentruns import AgentRun, CortexRunJournal, PortableRunRecord, Run, convert, from_canonical
-from agentruns.canonical import STEP_FAILED, Step
+from agentruns.canonical import STEP_FAILED, RunStep
 from agentruns.derivations import (
     derive_run_id,
     derive_status,
@@ -126,9 +126,9 @@ def test_a_recorded_status_is_never_replaced_by_a_derived_one() -> None:
 
 
 def test_a_failed_step_has_one_status_word_everywhere() -> None:
-    assert step_failed(Step(kind="tool_call", status=STEP_FAILED))
-    assert not step_failed(Step(kind="tool_call", status="failed"))
-    assert not step_failed(Step(kind="tool_call"))
+    assert step_failed(RunStep(kind="tool_call", status=STEP_FAILED))
+    assert not step_failed(RunStep(kind="tool_call", status="failed"))
+    assert not step_failed(RunStep(kind="tool_call"))
 
 
 def test_importers_mark_failed_tool_calls_with_the_one_word(tmp_path: Path) -> None:

@@ -23,8 +23,8 @@ PUBLIC: dict[str, list[str]] = {
         "PortableRunRecord",
         "Run",
         "RunRecord",
+        "RunStep",
         "Status",
-        "Step",
         "Written",
         "convert",
         "format_for",
@@ -51,7 +51,7 @@ PUBLIC: dict[str, list[str]] = {
         "validate_document",
         "validate_lines",
     ],
-    "agentruns.canonical": ["FIELDS", "Run", "STEP_FAILED", "Status", "Step"],
+    "agentruns.canonical": ["FIELDS", "Run", "RunStep", "STEP_FAILED", "Status"],
     "agentruns.cli": [
         "EXIT_INVALID",
         "EXIT_IO",

@@ -9,7 +9,7 @@ account of what each conversion could not carry. Nested models live in ``agentru
 from __future__ import annotations
 
 from agentruns import formats as _formats  # registers the three formats
-from agentruns.canonical import Run, Status, Step
+from agentruns.canonical import Run, RunStep, Status
 from agentruns.conversion import (
     Conversion,
     Derived,
@@ -42,8 +42,8 @@ __all__ = [
     "PortableRunRecord",
     "Run",
     "RunRecord",
+    "RunStep",
     "Status",
-    "Step",
     "Written",
     "convert",
     "format_for",

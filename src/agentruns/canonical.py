@@ -21,8 +21,8 @@ __all__ = [
     "FIELDS",
     "STEP_FAILED",
     "Run",
+    "RunStep",
     "Status",
-    "Step",
 ]
 
 
@@ -39,7 +39,7 @@ failed run): one word, whatever the source said."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class Step:
+class RunStep:
     """One thing that happened in a run: a tool call, a thought, a status event...
 
     Portable tool invocations, AgentRun steps and cortex events are all steps; ``kind`` says
@@ -78,7 +78,7 @@ class Run:
     ended_at: JsonDateTime | MISSING | None = MISSING
     final_message: str | MISSING = MISSING
     """The agent's final output text (portable ``final_message``, AgentRun ``result.summary``)."""
-    steps: tuple[Step, ...] | MISSING = MISSING
+    steps: tuple[RunStep, ...] | MISSING = MISSING
     total_tokens: int | MISSING | None = MISSING
     """Input plus output tokens (``agentruns.derivations.derive_total_tokens``: the one rule)."""
     input_tokens: int | MISSING = MISSING

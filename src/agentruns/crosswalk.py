@@ -193,7 +193,7 @@ class _Extras(Generic[K]):
 
 class Crosswalk(Generic[M, K]):
     """The rows of one model: how each of its fields reads into, and is written from, the
-    canonical ``K`` (``Run``, or ``Step`` for the items of a list of steps)."""
+    canonical ``K`` (``Run``, or ``RunStep`` for the items of a list of steps)."""
 
     def __init__(self, model: type[M], canonical: type[K]) -> None:
         self.model = model

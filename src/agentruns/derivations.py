@@ -15,7 +15,7 @@ from typing import Final, Generic, TypeVar
 
 from pydantic import MISSING
 
-from agentruns.canonical import STEP_FAILED, Run, Status, Step
+from agentruns.canonical import STEP_FAILED, Run, RunStep, Status
 
 __all__ = [
     "UNKNOWN_TIME",
@@ -170,6 +170,6 @@ def status(run: Run) -> Status:
 # -- steps ------------------------------------------------------------------------------
 
 
-def step_failed(step: Step) -> bool:
+def step_failed(step: RunStep) -> bool:
     """Whether a step is recorded as failed (``STEP_FAILED``, the one word for it)."""
     return step.status == STEP_FAILED

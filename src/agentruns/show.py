@@ -15,7 +15,7 @@ from rich.table import Table
 from rich.text import Text
 
 from agentruns._text import printable
-from agentruns.canonical import Run, Step
+from agentruns.canonical import Run, RunStep
 from agentruns.conversion import to_canonical
 from agentruns.derivations import (
     Derivation,
@@ -88,7 +88,7 @@ def _tokens(run: Run) -> object:
     return MISSING
 
 
-def timeline(steps: tuple[Step, ...]) -> Table:
+def timeline(steps: tuple[RunStep, ...]) -> Table:
     table = Table(title="timeline", title_justify="left")
     for column in ("#", "at", "kind", "name", "detail"):
         table.add_column(column, overflow="fold")

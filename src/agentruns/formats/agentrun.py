@@ -13,7 +13,7 @@ from typing import ClassVar, get_args
 from pydantic import MISSING, JsonValue
 from typing_extensions import TypeIs
 
-from agentruns.canonical import Run, Status, Step
+from agentruns.canonical import Run, RunStep, Status
 from agentruns.conversion import Format, is_carry
 from agentruns.crosswalk import Crosswalk, Writing, kept, required
 from agentruns.derivations import Derivation, derive_run_id, derive_status
@@ -71,33 +71,35 @@ def _no_null(value: JsonDateTime | MISSING | None, writing: Writing[Run]) -> Jso
     return value if isinstance(value, datetime) else MISSING
 
 
-def _read_steps(steps: list[AgentStep] | MISSING) -> tuple[Step, ...] | MISSING:
+def _read_steps(steps: list[AgentStep] | MISSING) -> tuple[RunStep, ...] | MISSING:
     return MISSING if steps is MISSING else tuple(STEP.read(step) for step in steps)
 
 
 def _write_steps(
-    steps: tuple[Step, ...] | MISSING, writing: Writing[Run]
+    steps: tuple[RunStep, ...] | MISSING, writing: Writing[Run]
 ) -> list[AgentStep] | MISSING:
     """Every step, in order."""
     return MISSING if steps is MISSING else STEP.write_items(steps, writing)
 
 
-def _index(value: int | MISSING, writing: Writing[Step]) -> int:
+def _index(value: int | MISSING, writing: Writing[RunStep]) -> int:
     """The step's index (int32); out of range or absent, its position."""
     return value if isinstance(value, int) and value in _INT32 else writing.position
 
 
-def _type(value: str, writing: Writing[Step]) -> StepType:
+def _type(value: str, writing: Writing[RunStep]) -> StepType:
     """The step's kind; a kind AgentRun has no type for (a cortex event) is a ``message``."""
     return value if _is_step_type(value) else "message"
 
 
-def _object(value: JsonValue | MISSING, writing: Writing[Step]) -> dict[str, JsonValue] | MISSING:
+def _object(
+    value: JsonValue | MISSING, writing: Writing[RunStep]
+) -> dict[str, JsonValue] | MISSING:
     """The value if it is an object (AgentRun step inputs and outputs are)."""
     return value if isinstance(value, dict) else MISSING
 
 
-def _int32(value: int | MISSING, writing: Writing[Step]) -> int | MISSING:
+def _int32(value: int | MISSING, writing: Writing[RunStep]) -> int | MISSING:
     """The duration if it fits an int32."""
     return value if isinstance(value, int) and value in _INT32 else MISSING
 
@@ -108,7 +110,7 @@ def _not_carry(key: str, value: JsonValue) -> bool:
 
 # -- the crosswalk -------------------------------------------------------------------------
 
-STEP = Crosswalk(AgentStep, Step)
+STEP = Crosswalk(AgentStep, RunStep)
 """An AgentRun step is a step of the kind its type says."""
 STEP.convert(STEP.field(lambda s: s.index), STEP.to(lambda s: s.index), kept, _index)
 STEP.convert(STEP.field(lambda s: s.type), STEP.to(lambda s: s.kind), kept, _type)

@@ -13,7 +13,7 @@ from typing import ClassVar, get_args
 from pydantic import MISSING, JsonValue
 from typing_extensions import TypeIs
 
-from agentruns.canonical import Run, Status, Step
+from agentruns.canonical import Run, RunStep, Status
 from agentruns.conversion import Derived, Format, is_carry
 from agentruns.crosswalk import Crosswalk, Writing, kept, required
 from agentruns.derivations import Derivation, derive_run_id, derive_started_at, derive_status
@@ -89,7 +89,7 @@ def _write_refs(
     return [TranscriptRef.model_validate(ref) for ref in refs]
 
 
-def _at(value: JsonDateTime | MISSING, writing: Writing[Step]) -> JsonDateTime:
+def _at(value: JsonDateTime | MISSING, writing: Writing[RunStep]) -> JsonDateTime:
     """The step's time; without one, the run's start time (reported once for the list)."""
     return value if isinstance(value, datetime) else _start(writing.run)
 
@@ -98,12 +98,12 @@ def _start(run: Run) -> JsonDateTime:
     return run.started_at if isinstance(run.started_at, datetime) else derive_started_at(run).value
 
 
-def _type(value: str | MISSING, writing: Writing[Step]) -> str:
+def _type(value: str | MISSING, writing: Writing[RunStep]) -> str:
     """The step's name; a step without one is an event of its kind."""
     return value if isinstance(value, str) and value else writing.of.kind
 
 
-def _read_events(events: list[Event] | MISSING) -> tuple[Step, ...] | MISSING:
+def _read_events(events: list[Event] | MISSING) -> tuple[RunStep, ...] | MISSING:
     if events is MISSING:
         return MISSING
     carry = _carry_event(events)
@@ -113,7 +113,7 @@ def _read_events(events: list[Event] | MISSING) -> tuple[Step, ...] | MISSING:
 
 
 def _write_events(
-    steps: tuple[Step, ...] | MISSING, writing: Writing[Run]
+    steps: tuple[RunStep, ...] | MISSING, writing: Writing[Run]
 ) -> list[Event] | MISSING:
     """Every step an event; a step without a time is dated by the run's start (reported)."""
     if steps is MISSING:
@@ -134,7 +134,7 @@ def _write_events(
 
 # -- the crosswalk -------------------------------------------------------------------------
 
-EVENT = Crosswalk(Event, Step)
+EVENT = Crosswalk(Event, RunStep)
 """A journal event is a step of kind ``event``."""
 EVENT.fix(kind="event")
 EVENT.convert(EVENT.field(lambda e: e.type), EVENT.to(lambda s: s.name), kept, _type)

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, ClassVar
 
 from pydantic import MISSING, JsonValue
 
-from agentruns.canonical import Run, Step
+from agentruns.canonical import Run, RunStep
 from agentruns.conversion import Format
 from agentruns.crosswalk import Crosswalk, Writing, kept, required
 from agentruns.derivations import Derivation, derive_duration_ms, derive_total_tokens
@@ -96,12 +96,12 @@ def _no_final_message(run: Run) -> Derivation[str]:
     return Derivation("", "portable requires the final message; the source has none")
 
 
-def _read_invocations(calls: list[ToolInvocation]) -> tuple[Step, ...]:
+def _read_invocations(calls: list[ToolInvocation]) -> tuple[RunStep, ...]:
     return tuple(TOOL.read(call) for call in calls)
 
 
 def _write_invocations(
-    steps: tuple[Step, ...] | MISSING, writing: Writing[Run]
+    steps: tuple[RunStep, ...] | MISSING, writing: Writing[Run]
 ) -> list[ToolInvocation]:
     """Tool calls in order; a tool result joins the call it answers (as eval-magic does);
     other kinds of step have no portable form."""
@@ -167,17 +167,17 @@ def _write_skill_source(value: JsonValue | MISSING, writing: Writing[Run]) -> Sk
     return MISSING if value is MISSING else SkillSource.model_validate(value)
 
 
-def _name(value: str | MISSING, writing: Writing[Step]) -> str:
+def _name(value: str | MISSING, writing: Writing[RunStep]) -> str:
     """The tool's name (only named tool calls are written)."""
     return value if isinstance(value, str) else ""
 
 
-def _ordinal(value: int | MISSING, writing: Writing[Step]) -> int:
+def _ordinal(value: int | MISSING, writing: Writing[RunStep]) -> int:
     """The step's index if it is one (>= 0), else its position among the calls."""
     return value if isinstance(value, int) and value >= 0 else writing.position
 
 
-def _args(value: JsonValue | MISSING, writing: Writing[Step]) -> ToolArgs | MISSING:
+def _args(value: JsonValue | MISSING, writing: Writing[RunStep]) -> ToolArgs | MISSING:
     """Portable tool arguments are an object, a string, an array or null."""
     if value is None or isinstance(value, dict | str | list):
         return value
@@ -191,14 +191,14 @@ def _result(value: JsonValue | MISSING) -> ToolResult | MISSING:
     return MISSING
 
 
-def _write_result(value: JsonValue | MISSING, writing: Writing[Step]) -> ToolResult | MISSING:
+def _write_result(value: JsonValue | MISSING, writing: Writing[RunStep]) -> ToolResult | MISSING:
     """Portable tool results are a string, an object or null."""
     return _result(value)
 
 
 # -- the crosswalk -------------------------------------------------------------------------
 
-TOOL = Crosswalk(ToolInvocation, Step)
+TOOL = Crosswalk(ToolInvocation, RunStep)
 """A tool invocation is a step of kind ``tool_call``."""
 TOOL.fix(kind="tool_call")
 TOOL.convert(TOOL.field(lambda t: t.name), TOOL.to(lambda s: s.name), kept, _name)

@@ -25,7 +25,7 @@ from typing import Literal, TypeVar, get_args
 
 from pydantic import MISSING, TypeAdapter, ValidationError
 
-from agentruns.canonical import STEP_FAILED, Run, Status, Step
+from agentruns.canonical import STEP_FAILED, Run, RunStep, Status
 from agentruns.derivations import derive_total_tokens
 from agentruns.errors import DescriptorError, InputError, TranscriptError
 from agentruns.transcripts import (
@@ -444,7 +444,7 @@ def _run(
 ) -> Run:
     last = rounds[-1]
     how = spec.aggregation
-    steps: list[Step] = []
+    steps: list[RunStep] = []
     if talk is None:
         calls = 0
         for r in rounds:
@@ -468,7 +468,7 @@ def _run(
     ended = last.ended_at
     if status != "completed" and last.reason is not None:
         steps.append(
-            Step(
+            RunStep(
                 kind="event",
                 name="error",
                 status=STEP_FAILED,
@@ -560,8 +560,8 @@ def _events_of(talk: JsonObject) -> list[JsonObject]:
     return [e for e in found if isinstance(e, dict)] if isinstance(found, list) else []
 
 
-def _tool_step(call: ToolCall, ordinal: int) -> Step:
-    return Step(
+def _tool_step(call: ToolCall, ordinal: int) -> RunStep:
+    return RunStep(
         kind="tool_call",
         call_id=call.call_id if call.call_id is not None else MISSING,
         name=call.name,
@@ -573,10 +573,10 @@ def _tool_step(call: ToolCall, ordinal: int) -> Step:
     )
 
 
-def _conversation_tool(event: JsonObject) -> Step:
+def _conversation_tool(event: JsonObject) -> RunStep:
     ordinal = event.get("ordinal")
     result = event.get("result")
-    return Step(
+    return RunStep(
         kind="tool_call",
         name=str(event["name"]),
         index=ordinal if isinstance(ordinal, int) else MISSING,
@@ -585,5 +585,5 @@ def _conversation_tool(event: JsonObject) -> Step:
     )
 
 
-def _message_step(text: str, at: datetime | None) -> Step:
-    return Step(kind="message", message=text, started_at=MISSING if at is None else at)
+def _message_step(text: str, at: datetime | None) -> RunStep:
+    return RunStep(kind="message", message=text, started_at=MISSING if at is None else at)
