@@ -32,6 +32,7 @@ from codegen.diagnostics import Diagnostic, DiagnosticSink
 from codegen.regex import NeedsBacktracking, PatternError, to_rust
 from codegen.schema_passes import walk
 from codegen.schema_passes.boolean_schemas import boolean_schemas
+from codegen.schema_passes.nested_refs import nested_refs
 from codegen.schema_passes.nullable_enums import nullable_enums
 
 JSON_VALUE = "JsonValue"
@@ -160,6 +161,7 @@ class _Normalizer:
         self._check_refs(self._root, "")
         if self._sink.errors:
             return False
+        nested_refs(self._root, defs_key=self._defs_key, tokens_of=ref_tokens)
         self._safe_definition_names()
         self._translate_patterns(self._root)
         if self._sink.errors:

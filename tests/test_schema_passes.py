@@ -11,7 +11,9 @@ import pytest
 
 from codegen.__main__ import main
 from codegen._json import Json
+from codegen.normalize import ref_tokens
 from codegen.schema_passes.boolean_schemas import boolean_schemas
+from codegen.schema_passes.nested_refs import nested_refs
 from codegen.schema_passes.nullable_enums import nullable_enums
 from codegen.schema_passes.walk import children, children_at
 from tests._load import load_module
@@ -84,6 +86,32 @@ def test_children_at_names_the_pointer_of_each_subschema_and_skips_unknown_keywo
         ("anyOf", 1): "y",
         ("not",): "n",
     }
+
+
+def test_nested_refs_golden() -> None:
+    run = {"type": "integer", "minimum": 3}
+    before: dict[str, Any] = {
+        "properties": {
+            "a": {"$ref": "#/definitions/step/oneOf/1/properties/run"},
+            "b": {"$ref": "#/definitions/step/oneOf/1/properties/run"},
+            "c": {"$ref": "#/definitions/step"},
+            "d": {"$ref": "#"},
+        },
+        "definitions": {"step": {"oneOf": [{"type": "string"}, {"properties": {"run": run}}]}},
+    }
+    after = nested_refs(
+        json.loads(json.dumps(before)), defs_key="definitions", tokens_of=ref_tokens
+    )
+    assert after["properties"] == {
+        "a": {"$ref": "#/definitions/StepRun"},
+        "b": {"$ref": "#/definitions/StepRun"},
+        "c": {"$ref": "#/definitions/step"},
+        "d": {"$ref": "#"},
+    }
+    definitions = after["definitions"]
+    assert isinstance(definitions, dict)
+    assert definitions["StepRun"] == run
+    assert definitions["step"] == before["definitions"]["step"]
 
 
 def test_nullable_enums_leaves_values_alone() -> None:
