@@ -124,6 +124,18 @@ def generate_models(
                 )
             ]
         )
+    dropped = _dropped_rules(schema, output)
+    if dropped:
+        raise CodegenError(
+            [
+                Diagnostic(
+                    source.schema_path,
+                    "",
+                    f"the generator dropped {len(dropped)} model rule(s), such as {dropped[0]}",
+                    Severity.ERROR,
+                )
+            ]
+        )
     try:
         output = rule_types(output, rules or {}, refs or {}, optional=optional_rules)
     except RuleNotAttached as error:
@@ -131,6 +143,37 @@ def generate_models(
             [Diagnostic(source.schema_path, "", str(error), Severity.ERROR)]
         ) from None
     return tidy(output)
+
+
+def _dropped_rules(schema: JsonObject, code: str) -> list[str]:
+    """The rules lifted into a model (``x-allOf``) that no generated class publishes: the
+    generator drops a schema's own settings where it merges or collapses it (an ``allOf`` of
+    one reference is that model), and a dropped rule is a model looser than its schema."""
+    import ast
+    import json
+
+    from codegen.schema_passes.walk import subschemas
+
+    def key(rule: object) -> str:
+        return json.dumps(rule, sort_keys=True)
+
+    wanted: set[str] = set()
+    for node in subschemas(schema):
+        lifted = node.get("x-allOf")
+        if isinstance(lifted, list):
+            wanted.update(key(rule) for rule in lifted)
+    if not wanted:
+        return []
+    published: set[str] = set()
+    for item in ast.walk(ast.parse(code)):
+        if isinstance(item, ast.keyword) and item.arg == "json_schema_extra":
+            try:
+                extra = ast.literal_eval(item.value)
+            except ValueError:
+                continue
+            if isinstance(extra, dict) and isinstance(extra.get("allOf"), list):
+                published.update(key(rule) for rule in extra["allOf"])
+    return sorted(wanted - published)
 
 
 def _untyped_fields(code: str) -> list[str]:

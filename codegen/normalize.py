@@ -819,10 +819,9 @@ class _Normalizer:
         if "oneOf" in loose and not any(k in node for k in ("anyOf", "allOf")):
             node["anyOf"] = rendered["oneOf"]  # the superset: any one (exact) branch
             _distinct_branches(node)
-        object_model = isinstance(node.get("properties"), dict) and node.get("type") in (
-            "object",
-            None,
-        )
+        object_model = (
+            isinstance(node.get("properties"), dict) and node.get("type") in ("object", None)
+        ) or self._merged_class(node)
         if not object_model and "x-allOf" in node:
             # rules lifted into what is no object model now: they join this node's rule
             lifted = node.pop("x-allOf")
@@ -889,16 +888,25 @@ class _Normalizer:
             and title in self.rules
         }
 
+    def _merged_class(self, node: JsonObject) -> bool:
+        """Whether the generator renders ``node`` as one class merging its ``allOf`` of object
+        models (a model, which carries rules in its published allOf, not a type alias)."""
+        all_of = node.get("allOf")
+        return (
+            isinstance(all_of, list)
+            # one reference alone the generator reads as that model itself, not a new class
+            and (len(all_of) > 1 or any("$ref" not in m for m in all_of if isinstance(m, dict)))
+            and all(self._is_object_model(member) for member in all_of)
+            and node.get("type") in ("object", None)
+            and not set(node) & {"anyOf", "oneOf"}
+        )
+
     def _hoist_merged_rules(self, node: JsonObject) -> None:
         """The generator merges an ``allOf`` of object models into one class and keeps none
         of an inline member's own settings: the rules lifted into a member (``x-allOf``) move
         to the node that becomes the class (they judge the same value)."""
         all_of = node.get("allOf")
-        if not (
-            isinstance(all_of, list)
-            and all_of
-            and all(self._is_object_model(member) for member in all_of)
-        ):
+        if not isinstance(all_of, list) or not self._merged_class(node):
             return
         hoisted: list[Json] = []
         for member in all_of:

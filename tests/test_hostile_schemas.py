@@ -612,3 +612,46 @@ def test_strict_refuses_what_it_would_judge_by_the_whole_schema(
             source=ModelSource("s.json", "-"),
             strict=True,
         )
+
+
+def test_a_rule_on_a_definition_the_generator_collapses_into_another_is_kept(
+    tmp_path: Path,
+) -> None:
+    """``allOf`` of one reference is, to the generator, that model: a rule on it would be
+    dropped. The build step notices (no class publishes it) and the model stays exact."""
+    schema = {
+        "$schema": D7,
+        "type": "object",
+        "properties": {"c": {"$ref": "#/definitions/r"}},
+        "definitions": {
+            "base": {"type": "object", "properties": {"x": {"type": "string"}}},
+            "r": {"allOf": [{"$ref": "#/definitions/base"}], "not": {"required": ["x"]}},
+        },
+    }
+    module, _ = _generated(schema, tmp_path, "collapsed_models")
+    adapter: TypeAdapter[Any] = TypeAdapter(module.Root)
+    adapter.validate_python({"c": {}})
+    for bad in ({"c": {"x": "a"}}, {"c": {"x": 1}}):
+        with pytest.raises(ValidationError):
+            adapter.validate_python(bad)
+
+
+def test_the_generator_dropping_a_model_rule_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
+    import codegen.driver
+    from codegen.diagnostics import CodegenError
+    from codegen.driver import ModelSource, generate_models
+
+    schema = {
+        "type": "object",
+        "title": "Root",
+        "properties": {"a": {"type": "integer"}},
+        "x-allOf": [{"properties": {"a": {"not": {"const": 1}}}}],
+    }
+    real = codegen.driver._generate
+    monkeypatch.setattr(
+        codegen.driver,
+        "_generate",
+        lambda s, name, source: str(real(s, name, source)).replace("json_schema_extra", "title"),
+    )
+    with pytest.raises(CodegenError, match="dropped 1 model rule"):
+        generate_models(schema, class_name="Root", source=ModelSource("s.json", "-"))
