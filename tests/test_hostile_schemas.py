@@ -638,8 +638,8 @@ def test_a_rule_on_a_definition_the_generator_collapses_into_another_is_kept(
 
 def test_the_generator_dropping_a_model_rule_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
     import codegen.driver
-    from codegen.diagnostics import CodegenError
     from codegen._json import JsonObject
+    from codegen.diagnostics import CodegenError
     from codegen.driver import ModelSource, generate_models
 
     schema: JsonObject = {
