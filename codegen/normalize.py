@@ -32,6 +32,7 @@ from codegen.diagnostics import Diagnostic, DiagnosticSink
 from codegen.regex import NeedsBacktracking, PatternError, to_rust
 from codegen.schema_passes import walk
 from codegen.schema_passes.boolean_schemas import boolean_schemas
+from codegen.schema_passes.empty_objects import empty_objects
 from codegen.schema_passes.nested_refs import nested_refs
 from codegen.schema_passes.nullable_enums import nullable_enums
 
@@ -114,7 +115,7 @@ def normalize(
     """``whole``: the root is any JSON value and one rule, the schema itself, judges it (the
     form for a schema whose types the generator cannot render exactly; exact all the same)."""
     sink = DiagnosticSink(source)
-    prepared = nullable_enums(boolean_schemas(schema))  # a copy
+    prepared = nullable_enums(empty_objects(boolean_schemas(schema)))  # a copy
     assert isinstance(prepared, dict)
     normalizer = _Normalizer(prepared, sink)
     result = normalizer.run_whole() if whole else normalizer.run()

@@ -13,6 +13,7 @@ from codegen.__main__ import main
 from codegen._json import Json
 from codegen.normalize import ref_tokens
 from codegen.schema_passes.boolean_schemas import boolean_schemas
+from codegen.schema_passes.empty_objects import empty_objects
 from codegen.schema_passes.nested_refs import nested_refs
 from codegen.schema_passes.nullable_enums import nullable_enums
 from codegen.schema_passes.walk import children, children_at
@@ -86,6 +87,27 @@ def test_children_at_names_the_pointer_of_each_subschema_and_skips_unknown_keywo
         ("anyOf", 1): "y",
         ("not",): "n",
     }
+
+
+@pytest.mark.parametrize(
+    ("before", "after"),
+    [
+        ({"type": "object", "additionalProperties": False}, {"type": "object", "maxProperties": 0}),
+        ({"additionalProperties": False, "properties": {}}, {"maxProperties": 0}),
+        ({"additionalProperties": False, "maxProperties": 3}, {"maxProperties": 0}),
+        (
+            {"additionalProperties": False, "properties": {"a": {}}},
+            {"additionalProperties": False, "properties": {"a": {}}},
+        ),
+        (
+            {"additionalProperties": False, "patternProperties": {"^a": {}}},
+            {"additionalProperties": False, "patternProperties": {"^a": {}}},
+        ),
+        ({"type": "object"}, {"type": "object"}),
+    ],
+)
+def test_empty_objects_golden(before: Json, after: Json) -> None:
+    assert empty_objects({"anyOf": [before]}) == {"anyOf": [after]}
 
 
 def test_nested_refs_golden() -> None:
