@@ -169,3 +169,37 @@ def test_hostile_records_never_cost_a_valid_one_in_an_export_or_in_stats() -> No
         assert stats.runs == tally.accepted
 
     check()
+
+
+def test_export_with_workers_writes_the_same_tables_and_rejects_as_in_one_process(
+    tmp_path: Path,
+) -> None:
+    """Blocks of records are turned into rows in worker processes and written in order: the
+    tables, the rejects and the counts are those of -j 1, row for row."""
+    from agentruns.tables import BLOCK
+
+    lines = _documents()
+    records = [lines[i % len(lines)] for i in range(2 * BLOCK + 321)]
+    records[BLOCK + 7] = b'{"not": "a run"}'  # a rejected record in the middle block
+    source = tmp_path / "many.jsonl"
+    source.write_bytes(b"\n".join(records) + b"\n")
+    said = {}
+    for jobs in ("1", "2"):
+        out = tmp_path / f"j{jobs}"
+        rejects = tmp_path / f"rejects{jobs}.jsonl"
+        result = invoke(
+            "export", str(source), "-o", str(out), "-j", jobs, "--rejects", str(rejects)
+        )
+        assert result.exit_code == 1, result.output  # one record rejected
+        said[jobs] = (
+            pq.read_table(out / "runs.parquet"),
+            pq.read_table(out / "steps.parquet"),
+            rejects.read_bytes(),
+        )
+    runs_1, steps_1, rejects_1 = said["1"]
+    runs_2, steps_2, rejects_2 = said["2"]
+    assert runs_1.num_rows == len(records) - 1
+    assert runs_1.equals(runs_2)
+    assert steps_1.equals(steps_2)
+    assert rejects_1 == rejects_2
+    assert rejects_1.count(b"\n") == 1

@@ -875,6 +875,7 @@ def stats_command(
     show_default=True,
     help="Largest record (a JSONL line or a JSON file) read, in bytes.",
 )
+@click.option("--jobs", "-j", type=click.IntRange(min=1), help=_JOBS_HELP)
 def export_command(
     inputs: tuple[str, ...],
     to: str,
@@ -884,6 +885,7 @@ def export_command(
     rejects: str | None,
     max_errors: int,
     max_record_size: int,
+    jobs: int | None,
 ) -> None:
     """Write runs.parquet (one row per run) and steps.parquet (one row per step, keyed by
     run_id and index) from records of any format, in row groups (constant memory)."""
@@ -893,7 +895,7 @@ def export_command(
         require_pyarrow()
     except MissingPyarrow as error:
         raise _Usage(str(error)) from None
-    from agentruns.tables import ParquetExport, export_raws
+    from agentruns.tables import ParquetExport, export_blocks
 
     named = {"--rejects": rejects or "-"}
     try:
@@ -911,8 +913,7 @@ def export_command(
         for path in inputs:
             try:
                 raws = read_raw(path, layout, max_record_size)
-                for block in _blocks(raws, 10_000):
-                    part = export_raws(block, fmt=fmt)
+                for block, part in export_blocks(raws, fmt=fmt, jobs=jobs):
                     tally.merge(part.tally)
                     for (source, line, pointer, message), raw in _problem_raws(
                         part.problems, block
@@ -948,17 +949,6 @@ def _refuse_folder(folder: str) -> None:
         raise _Usage(f"-o {printable(folder)}: {printable(str(existing))} is not a folder")
     if existing is not None and not os.access(existing, os.W_OK | os.X_OK):
         raise _Usage(f"-o {printable(folder)}: {printable(str(existing))} cannot be written")
-
-
-def _blocks(raws: Iterator[Raw], size: int) -> Iterator[list[Raw]]:
-    block: list[Raw] = []
-    for raw in raws:
-        block.append(raw)
-        if len(block) == size:
-            yield block
-            block = []
-    if block:
-        yield block
 
 
 def _problem_raws(

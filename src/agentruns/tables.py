@@ -15,9 +15,10 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -39,12 +40,14 @@ from agentruns.errors import MissingDependency
 from agentruns.io import Raw, parse
 
 __all__ = [
+    "BLOCK",
     "MISSING_PYARROW",
     "Exported",
     "MissingPyarrow",
     "ParquetExport",
     "RunIds",
     "add_run",
+    "export_blocks",
     "export_lines",
     "export_raws",
     "require_pyarrow",
@@ -351,6 +354,57 @@ def export_raws(raws: Iterable[Raw], *, fmt: str = "auto") -> Exported:
         schema=pa.schema([pa.field("run_row", pa.int32(), nullable=False), *list(step_fields)[1:]]),
     )
     return Exported(runs, steps, rejects, problems, tally)
+
+
+BLOCK = 2_000
+"""Records per block of an export: rows are built block by block (in worker processes when
+there are several), and the tables written in the blocks' order."""
+
+
+def export_blocks(
+    raws: Iterable[Raw], *, fmt: str = "auto", jobs: int | None = 1, block: int = BLOCK
+) -> Iterator[tuple[list[Raw], Exported]]:
+    """``(block, its rows)`` for consecutive blocks of ``raws``, in order; the rows are
+    built in ``jobs`` processes (``None``: one per available CPU). The same rows in the
+    same order whatever the number of jobs."""
+    from agentruns._workers import OrderedMap, available_cpus
+
+    workers = max(1, min(jobs or available_cpus(), available_cpus()))
+    with OrderedMap(
+        partial(export_raws, fmt=fmt),
+        _blocks(raws, block),
+        workers,
+        on_failure=_failed_block,
+        chunk=1,
+    ) as blocks:
+        yield from blocks
+
+
+def _blocks(raws: Iterable[Raw], size: int) -> Iterator[list[Raw]]:
+    block: list[Raw] = []
+    for raw in raws:
+        block.append(raw)
+        if len(block) == size:
+            yield block
+            block = []
+    if block:
+        yield block
+
+
+def _failed_block(block: list[Raw], error: BaseException) -> Exported:
+    """A block whose worker died: each of its records rejected with the reason, no rows."""
+    from agentruns.batch import failed
+
+    empty = export_raws([])
+    tally = Tally()
+    rejects: list[bytes] = []
+    problems: list[tuple[str, int, str, str]] = []
+    for raw in block:
+        outcome = failed(raw, error)
+        tally.count(outcome)
+        rejects.append(reject_line(raw, outcome.problems))
+        problems += [(raw.source, raw.line, p, m) for p, m in outcome.problems]
+    return Exported(empty.runs, empty.steps, rejects, problems, tally)
 
 
 class RunIds:
