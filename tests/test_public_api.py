@@ -40,6 +40,7 @@ PUBLIC: dict[str, list[str]] = {
         "Problem",
         "Problems",
         "Tally",
+        "collect",
         "convert_document",
         "convert_lines",
         "handle_lines",

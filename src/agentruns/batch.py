@@ -48,6 +48,7 @@ __all__ = [
     "Problem",
     "Problems",
     "Tally",
+    "collect",
     "convert_document",
     "convert_lines",
     "handle_lines",
@@ -384,6 +385,29 @@ class Lines:
     """(file, line, pointer, message) of each problem, in order."""
     tally: Tally = field(default_factory=Tally)
 
+    def add(self, raw: Raw, outcome: Outcome) -> None:
+        """Count one record's outcome and keep what it gives: its output and losses lines
+        if accepted, its rejects line and problems if not."""
+        self.tally.count(outcome)
+        if outcome.problems:
+            self.rejects.append(reject_line(raw, outcome.problems))
+            self.problems += [(raw.source, raw.line, p, m) for p, m in outcome.problems]
+        if outcome.output is not None:
+            self.output.append(outcome.output)
+        if outcome.report is not None:
+            self.losses.append(outcome.report)
+
+
+def collect(work: Callable[[Raw], Outcome], raws: Iterable[Raw]) -> Lines:
+    """``work`` on each record, each inside its error boundary, in this process, gathered
+    into one ``Lines``: the loop every per-part engine (the ``*_lines`` functions, the Dask
+    parts, a table export) runs, written once."""
+    result = Lines()
+    boundary = Boundary(work)
+    for raw in raws:
+        result.add(raw, boundary(raw))
+    return result
+
 
 def convert_lines(
     lines: Iterable[bytes],
@@ -396,29 +420,14 @@ def convert_lines(
 ) -> Lines:
     """Convert JSONL lines: exactly what ``agentruns convert`` writes for them (output,
     ``--rejects`` and ``--losses`` lines), with no state outside the call."""
-    work = _ConvertWork(to, source, strict)
-    result = Lines()
-    for raw, outcome in handle_lines(work, lines, name, first_line):
-        result.tally.count(outcome)
-        if outcome.output is None:
-            result.rejects.append(reject_line(raw, outcome.problems))
-            result.problems += [(raw.source, raw.line, p, m) for p, m in outcome.problems]
-            continue
-        result.output.append(outcome.output)
-        if outcome.report is not None:
-            result.losses.append(outcome.report)
-    return result
+    return collect(_ConvertWork(to, source, strict), raws_of(lines, name, first_line))
 
 
 def validate_lines(
     lines: Iterable[bytes], fmt: str = "auto", *, name: str = "-", first_line: int = 1
 ) -> Lines:
     """Validate JSONL lines: the problems ``agentruns validate`` reports, and the tally."""
-    result = Lines()
-    for raw, outcome in handle_lines(_ValidateWork(fmt), lines, name, first_line):
-        result.tally.count(outcome)
-        result.problems += [(raw.source, raw.line, p, m) for p, m in outcome.problems]
-    return result
+    return collect(_ValidateWork(fmt), raws_of(lines, name, first_line))
 
 
 @dataclass(frozen=True, slots=True)

@@ -30,12 +30,11 @@ from typing import IO, TYPE_CHECKING, TypeVar
 from agentruns._compression import compression_of
 from agentruns._output import Output, Records, refuse_overlaps, writes_lines
 from agentruns.batch import (
-    Boundary,
     Lines,
     Outcome,
     Tally,
+    collect,
     convert_document,
-    reject_line,
     validate_document,
 )
 from agentruns.errors import InputError
@@ -125,18 +124,9 @@ def _raws(part: Part, first_line: int, max_size: int, unreadable: list[str]) -> 
 
 
 def _handle(work: Callable[[Raw], Outcome], part: Part, first_line: int, max_size: int) -> Lines:
-    result = Lines()
-    boundary = Boundary(work)
-    for raw in _raws(part, first_line, max_size, result.tally.unreadable):
-        outcome = boundary(raw)
-        result.tally.count(outcome)
-        result.problems += [(raw.source, raw.line, p, m) for p, m in outcome.problems]
-        if outcome.output is None:
-            result.rejects.append(reject_line(raw, outcome.problems))
-            continue
-        result.output.append(outcome.output)
-        if outcome.report is not None:
-            result.losses.append(outcome.report)
+    unreadable: list[str] = []
+    result = collect(work, _raws(part, first_line, max_size, unreadable))
+    result.tally.unreadable += unreadable
     return result
 
 

@@ -25,13 +25,12 @@ from typing import TYPE_CHECKING, Any
 from pydantic import MISSING
 
 from agentruns.batch import (
-    Boundary,
     Outcome,
     Tally,
+    collect,
     known_format,
     raws_of,
     read_model,
-    reject_line,
 )
 from agentruns.canonical import Run
 from agentruns.conversion import to_canonical
@@ -331,16 +330,7 @@ def export_raws(raws: Iterable[Raw], *, fmt: str = "auto") -> Exported:
     import pyarrow as pa
 
     columns = _Columns()
-    tally = Tally()
-    rejects: list[bytes] = []
-    problems: list[tuple[str, int, str, str]] = []
-    boundary = Boundary(_Work(fmt, columns))
-    for raw in raws:
-        outcome = boundary(raw)
-        tally.count(outcome)
-        if outcome.problems:
-            rejects.append(reject_line(raw, outcome.problems))
-            problems += [(raw.source, raw.line, p, m) for p, m in outcome.problems]
+    lines = collect(_Work(fmt, columns), raws)
     runs_fields = runs_schema()
     runs = pa.record_batch(
         [pa.array(columns.runs.get(f.name, []), type=f.type) for f in runs_fields],
@@ -353,7 +343,7 @@ def export_raws(raws: Iterable[Raw], *, fmt: str = "auto") -> Exported:
         step_arrays,
         schema=pa.schema([pa.field("run_row", pa.int32(), nullable=False), *list(step_fields)[1:]]),
     )
-    return Exported(runs, steps, rejects, problems, tally)
+    return Exported(runs, steps, lines.rejects, lines.problems, lines.tally)
 
 
 BLOCK = 2_000
@@ -393,18 +383,13 @@ def _blocks(raws: Iterable[Raw], size: int) -> Iterator[list[Raw]]:
 
 def _failed_block(block: list[Raw], error: BaseException) -> Exported:
     """A block whose worker died: each of its records rejected with the reason, no rows."""
-    from agentruns.batch import failed
+    from agentruns.batch import Lines, failed
 
     empty = export_raws([])
-    tally = Tally()
-    rejects: list[bytes] = []
-    problems: list[tuple[str, int, str, str]] = []
+    lines = Lines()
     for raw in block:
-        outcome = failed(raw, error)
-        tally.count(outcome)
-        rejects.append(reject_line(raw, outcome.problems))
-        problems += [(raw.source, raw.line, p, m) for p, m in outcome.problems]
-    return Exported(empty.runs, empty.steps, rejects, problems, tally)
+        lines.add(raw, failed(raw, error))
+    return Exported(empty.runs, empty.steps, lines.rejects, lines.problems, lines.tally)
 
 
 class RunIds:
