@@ -3,6 +3,7 @@ full disk, endless input, hostile text. Each test runs ``agentruns`` as a user's
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -477,3 +478,33 @@ def test_a_stopping_signal_mid_export_leaves_no_table_and_no_folder(
     assert process.returncode == (143 if number == signal.SIGTERM else 130)
     assert "Traceback" not in stderr
     assert not folder.exists()
+
+
+@pytest.mark.parametrize("number", [signal.SIGTERM, signal.SIGINT, signal.SIGHUP])
+def test_a_stop_whose_exception_was_swallowed_still_stops_the_run_before_any_commit(
+    number: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Python swallows an exception raised in a finalizer or an at-fork handler ("Exception
+    ignored"): the stop is remembered, and the next commit point raises it again."""
+    from agentruns import cli
+
+    monkeypatch.setattr(cli, "_stop_requested", [])
+    cli._stop_point()  # nothing asked: nothing raised
+    handler = cli._interrupt if number == signal.SIGINT else cli._raise_stopped
+    with contextlib.suppress(BaseException):  # the first raising, swallowed
+        handler(number, None)
+    expected: type[BaseException] = KeyboardInterrupt if number == signal.SIGINT else cli._Stopped
+    with pytest.raises(expected):
+        cli._stop_point()
+    for stopping in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(stopping, signal.SIG_DFL)
+
+
+def test_workers_are_forked_with_the_stopping_signals_held() -> None:
+    """A signal that arrives while workers are forked waits until they are up."""
+    from agentruns import _workers
+
+    with _workers._stopping_signals_held():
+        held = signal.pthread_sigmask(signal.SIG_BLOCK, set())
+        assert {signal.SIGINT, signal.SIGTERM, signal.SIGHUP} <= set(held)
+    assert signal.SIGTERM not in signal.pthread_sigmask(signal.SIG_BLOCK, set())

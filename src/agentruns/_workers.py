@@ -15,6 +15,7 @@ the items it held: each gets ``on_failure``'s result and the rest is done in thi
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import sys
@@ -76,8 +77,9 @@ class OrderedMap(Generic[T, R]):
         head = list(islice(iterator, chunk + 1))
         self._rest: Iterator[T] = chain(head, iterator)
         if jobs > 1 and len(head) > chunk:  # more than one chunk: workers pay off
-            self._pool = _start_pool(jobs)
-            self._submit(self._next_chunk())  # starts the workers now, before any thread
+            with _stopping_signals_held():
+                self._pool = _start_pool(jobs)
+                self._submit(self._next_chunk())  # starts the workers now, before any thread
 
     def __iter__(self) -> Iterator[tuple[T, R]]:
         if self._pool is None:
@@ -166,6 +168,24 @@ def ordered_map(
 ) -> OrderedMap[T, R]:
     """``OrderedMap(function, items, jobs, chunk=chunk)``: see there."""
     return OrderedMap(function, items, jobs, chunk=chunk)
+
+
+_HELD = {getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name)}
+
+
+@contextlib.contextmanager
+def _stopping_signals_held() -> Iterator[None]:
+    """Ctrl-C, SIGTERM and SIGHUP wait while the workers are forked: raised inside Python's
+    at-fork handlers, the stop would be swallowed ("Exception ignored") and the run would go
+    on, or the pool be left half made; they are delivered when the workers are up."""
+    if not hasattr(signal, "pthread_sigmask"):  # not on Windows: nothing is forked there
+        yield
+        return
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, _HELD)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
 
 
 def _start_pool(jobs: int) -> ProcessPoolExecutor:

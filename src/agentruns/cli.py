@@ -551,6 +551,7 @@ def _write(out: IO[bytes] | Output | Records, data: bytes, name: str) -> None:
 
 
 def _commit(writer: Output, name: str) -> None:
+    _stop_point()
     try:
         writer.commit()
     except OSError as error:
@@ -926,6 +927,7 @@ def export_command(
             except InputError as error:
                 tally.unreadable.append(str(error))
                 _unreadable(str(error))
+        _stop_point()
         export.close()
         if isinstance(reject_out, Output):
             _commit(reject_out, rejects or "")
@@ -1006,10 +1008,33 @@ def schema_command(format_name: str, source: bool) -> None:
     click.echo(text, nl=not text.endswith("\n"))
 
 
+_stop_requested: list[int] = []
+"""The stopping signal received, if any. The exception the handler raises can be swallowed
+where Python cannot let it out (a finalizer, a weakref callback of the worker pool, printed as
+"Exception ignored"); outputs are committed only after ``_stop_point``, so a stopped run never
+ends as a finished one."""
+
+
 def _raise_stopped(number: int, frame: FrameType | None) -> NoReturn:
     for other in _STOPPING:  # the first signal wins: a second one must not cut the cleanup
         signal.signal(other, signal.SIG_IGN)
+    _stop_requested.append(number)
     raise _Stopped(number)
+
+
+def _interrupt(number: int, frame: FrameType | None) -> NoReturn:
+    """Ctrl-C, as Python raises it, remembered like the other stopping signals."""
+    _stop_requested.append(number)
+    raise KeyboardInterrupt
+
+
+def _stop_point() -> None:
+    """Raise the stop again if its first raising was swallowed (see ``_stop_requested``)."""
+    if _stop_requested:
+        number = _stop_requested[0]
+        if number == signal.SIGINT:
+            raise KeyboardInterrupt
+        raise _Stopped(number)
 
 
 _STOPPING = (signal.SIGTERM, signal.SIGHUP)
@@ -1043,6 +1068,8 @@ def run() -> None:
     """Console-script entry point: an exit code for every way a run ends, never a traceback."""
     for stopping in _STOPPING:
         signal.signal(stopping, _raise_stopped)
+    if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+        signal.signal(signal.SIGINT, _interrupt)
     _escape_what_the_terminal_cannot_show()
     try:
         # not standalone: click would turn Ctrl-C into "Aborted!" and exit 1, the code for
