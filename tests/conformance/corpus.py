@@ -39,6 +39,8 @@ CLAIMED_FORMATS = ("date-time", "date", "time", "ipv4", "ipv6", "json-pointer", 
 class SchemaResult:
     name: str
     refused: str | None = None
+    whole: bool = False
+    """Built as a JSON value judged by the whole schema (the typed path failed)."""
     seconds: float = 0.0
     instances: int = 0
     false_accepts: list[str] = field(default_factory=list)
@@ -160,9 +162,10 @@ def check(path: Path, *, count: int, seconds: int = GENERATION_SECONDS) -> Schem
         schema, _ = json_schema_for(
             document, source=path.name, strict=False, imports=folder_loader(path.parent)
         )
-        code, _ = model_source(
+        code, said = model_source(
             schema, class_name="Root", source=ModelSource(path.name, "0" * 64), strict=False
         )
+        result.whole = any("whole schema" in d.message for d in said)
     except CodegenError as error:
         result.refused = str(error).splitlines()[0]
         return result
@@ -170,6 +173,8 @@ def check(path: Path, *, count: int, seconds: int = GENERATION_SECONDS) -> Schem
         result.crash = f"build: {error!r}"
         return result
     result.seconds = time.monotonic() - started
+    if count == 0:
+        return result
     try:
         module = _load(code, "corpus_" + "".join(c if c.isalnum() else "_" for c in path.stem))
         adapter: TypeAdapter[Any] = TypeAdapter(module.Root)
@@ -209,7 +214,7 @@ def check(path: Path, *, count: int, seconds: int = GENERATION_SECONDS) -> Schem
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("folder", type=Path, help="a folder of schemas (searched recursively)")
-    parser.add_argument("--instances", type=int, default=20)
+    parser.add_argument("--instances", type=int, default=20, help="0: build only")
     parser.add_argument(
         "--seconds", type=int, default=GENERATION_SECONDS, help="generation time per schema"
     )
@@ -218,7 +223,15 @@ def main(argv: list[str] | None = None) -> None:
     for path in sorted(args.folder.rglob("*.json")):
         r = check(path, count=args.instances, seconds=args.seconds)
         results.append(r)
-        state = f"REFUSED {r.refused}" if r.refused else f"CRASH {r.crash}" if r.crash else "ok"
+        state = (
+            f"REFUSED {r.refused}"
+            if r.refused
+            else f"CRASH {r.crash}"
+            if r.crash
+            else "ok (judged whole)"
+            if r.whole
+            else "ok"
+        )
         print(
             f"{r.name}: {state[:300]} ({r.seconds:.1f} s, {r.instances} instances, "
             f"{len(r.false_accepts)} false accepts, {len(r.false_rejects)} false rejects)"
@@ -231,6 +244,7 @@ def main(argv: list[str] | None = None) -> None:
     refused = sum(1 for r in results if r.refused)
     print(
         f"{len(results)} schemas, {refused} refused ({100 * refused / max(len(results), 1):.1f}%), "
+        f"{sum(1 for r in results if r.whole)} judged whole, "
         f"{sum(1 for r in results if r.crash)} crashes, "
         f"{sum(r.instances for r in results)} instances, "
         f"{sum(len(r.false_accepts) for r in results)} false accepts, "
