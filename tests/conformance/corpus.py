@@ -22,13 +22,14 @@ from pathlib import Path
 from typing import Any
 
 import jsonschema
-from pydantic import TypeAdapter, ValidationError
+from pydantic import TypeAdapter
 
 from codegen._documents import folder_loader
 from codegen.diagnostics import CodegenError
 from codegen.driver import ModelSource
 from codegen.pipeline import json_schema_for, model_source
 from tests._load import load_module
+from tests.conformance._judge import verdicts
 
 GENERATION_SECONDS = 30
 CLAIMED_FORMATS = ("date-time", "date", "time", "ipv4", "ipv6", "json-pointer", "uri",
@@ -191,17 +192,9 @@ def check(path: Path, *, count: int, seconds: int = GENERATION_SECONDS) -> Schem
             continue
         result.instances += 1
         expected = oracle.is_valid(instance)
-        for mode in ("json", "python"):
-            try:
-                if mode == "json":
-                    adapter.validate_json(text)
-                else:
-                    adapter.validate_python(json.loads(text))
-                got = True
-            except ValidationError:
-                got = False
-            except Exception as error:
-                result.crash = f"validate: {error!r}"
+        for mode, got in verdicts(adapter, text):
+            if isinstance(got, Exception):
+                result.crash = f"validate: {got!r}"
                 return result
             if got and not expected:
                 reason = next(iter(oracle.iter_errors(instance))).message[:300]

@@ -15,12 +15,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pydantic import TypeAdapter, ValidationError
+from pydantic import TypeAdapter
 
 from codegen.diagnostics import CodegenError
 from codegen.driver import ModelSource
 from codegen.pipeline import model_source
 from tests._load import load_module
+from tests.conformance._judge import verdicts
 
 SUITE = Path(__file__).resolve().parents[1] / "fixtures" / "json-schema-test-suite" / "draft7"
 # refRemote.json needs a server of remote schemas; the build step never fetches anything, by
@@ -103,20 +104,10 @@ def run_group(file: str, group: dict[str, Any], index: int) -> GroupResult:
     root = module.Root
     adapter: TypeAdapter[object] = TypeAdapter(root)
     for test in group["tests"]:
-        text = json.dumps(test["data"])
-        for path in ("json", "python"):
-            try:
-                if path == "json":
-                    adapter.validate_json(text)
-                else:
-                    adapter.validate_python(json.loads(text))
-                accepted = True
-            except ValidationError:
-                accepted = False
-            except Exception as error:  # a crash is what is counted here
-                result.crashes.append(f"{path}: {test['description']}: {error!r}")
-                continue
-            if accepted and not test["valid"]:
+        for path, accepted in verdicts(adapter, json.dumps(test["data"])):
+            if isinstance(accepted, Exception):
+                result.crashes.append(f"{path}: {test['description']}: {accepted!r}")
+            elif accepted and not test["valid"]:
                 result.false_accepts.append(f"{path}: {test['description']}")
             elif not accepted and test["valid"]:
                 result.false_rejects.append(f"{path}: {test['description']}")
