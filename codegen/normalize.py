@@ -391,10 +391,11 @@ class _Normalizer:
         try:
             return to_rust(pattern)
         except NeedsBacktracking:
-            pass
+            why = "has lookaround or backreferences"
         except PatternError as error:
-            self._sink.error(at, f"pattern {pattern!r}: {error}; refused")
-            return pattern
+            # ECMA-262 reads some patterns the Rust engine does not (Annex B: a brace that is
+            # no quantifier is a literal): the backtracking matcher reads them as ECMA does
+            why = f"has no linear-time form ({error})"
         try:
             ecma.parse(pattern)
         except ecma.PatternSyntaxError as error:
@@ -403,8 +404,8 @@ class _Normalizer:
         self._backtracking.add(pattern)
         self._sink.warn(
             at,
-            f"pattern {pattern!r} has lookaround or backreferences: matched in a rule by "
-            f"backtracking, refusing a value past {ecma.MAX_STEPS} steps",
+            f"pattern {pattern!r} {why}: matched in a rule by backtracking, refusing a value "
+            f"past {ecma.MAX_STEPS} steps",
         )
         return pattern
 

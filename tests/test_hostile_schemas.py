@@ -258,8 +258,9 @@ def test_an_altname_that_collides_with_a_property_is_refused() -> None:
 @pytest.mark.parametrize(
     ("pattern", "said"),
     [
-        ("(", "not a valid regular expression"),
+        ("(", "a group is not closed"),
         ("[a-", "a character class is not closed"),
+        ("a{2,1}", "numbers out of order"),
         ("(?<=a)\\2", "backreference \\2 to a group that does not exist"),
         ("(?=a)(?<n>b)\\k<m>", "\\k<m> names no group"),
     ],
@@ -288,6 +289,7 @@ def test_a_pattern_that_is_no_pattern_is_refused_at_build_time(
         ("^(\\w)\\1$", "aa", "ab"),
         ("(?<=\\$)[0-9]+", "$12", "12"),
         ("^(?<q>['\"]).*\\k<q>$", "'x'", "'x\""),
+        ("^a{,2}$", "a{,2}", "aa"),  # Annex B: a brace that is no quantifier is a literal
     ],
 )
 def test_a_pattern_with_lookaround_or_backreferences_is_matched_by_a_rule(
