@@ -141,7 +141,7 @@ class _Normalizer:
         self.rules: dict[str, Json] = {}
         self.refs: dict[str, Json] = {}
         self._stated: JsonObject = {}
-        self._taken_names = _titles(schema)
+        self._taken_names = _titles(schema) | set(_RESERVED_DEFINITIONS)
         self._backtracking: set[str] = set()  # patterns left to the backtracking matcher
         dialect = schema.get("$schema")
         self._draft7 = not (
@@ -859,8 +859,10 @@ class _Normalizer:
             return node
         defs = self._root.setdefault(self._defs_key, {})
         assert isinstance(defs, dict)
-        defs[name] = node
-        reference: JsonObject = {"$ref": "#" + pointer(self._defs_key, name)}
+        # the definition is named as its type: the generator names an alias after its
+        # definition, so name and title agree and the rule finds its alias by name
+        defs[type_name] = node
+        reference: JsonObject = {"$ref": "#" + pointer(self._defs_key, type_name)}
         return reference
 
     def unreachable_rules(self, schema: JsonObject) -> set[str]:
