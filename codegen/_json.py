@@ -7,8 +7,10 @@ The build step reads and writes plain JSON documents; a precise recursive alias 
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import TypeAlias
+from urllib.parse import urldefrag, urljoin
 
 Json: TypeAlias = bool | int | float | str | list["Json"] | dict[str, "Json"] | None
 JsonObject: TypeAlias = dict[str, Json]
@@ -69,3 +71,31 @@ def escape_pointer_token(token: str) -> str:
 def pointer(*tokens: str | int) -> str:
     """Build a JSON pointer (RFC 6901) from tokens."""
     return "".join("/" + escape_pointer_token(str(token)) for token in tokens)
+
+
+_INDEX = re.compile(r"0|[1-9][0-9]*")
+_SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:")
+
+
+def resolve_pointer(document: Json, tokens: list[str]) -> Json | None:
+    """The value at the JSON pointer ``tokens`` in ``document`` (None: there is none; a
+    JSON null there is None too, which no caller resolves to)."""
+    target = document
+    for token in tokens:
+        if isinstance(target, dict) and token in target:
+            target = target[token]
+        elif isinstance(target, list) and _INDEX.fullmatch(token) and int(token) < len(target):
+            target = target[int(token)]
+        else:
+            return None
+    return target
+
+
+def join_uri(base: str, ref: str) -> str:
+    """``ref`` resolved against ``base`` (RFC 3986), for URNs too, which ``urljoin`` leaves
+    alone: a fragment replaces the base's, an absolute URI stands as it is."""
+    if ref.startswith("#"):
+        return urldefrag(base)[0] + ref
+    if _SCHEME.match(ref):
+        return ref
+    return urljoin(base, ref)

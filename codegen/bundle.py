@@ -12,17 +12,15 @@ from __future__ import annotations
 
 import copy
 import re
-from urllib.parse import urldefrag, urljoin
+from urllib.parse import urldefrag
 
 from codegen._documents import Loader
-from codegen._json import Json, JsonObject
+from codegen._json import Json, JsonObject, join_uri
 from codegen.diagnostics import DiagnosticSink
 from codegen.schema_passes import walk
 
 MAX_DOCUMENTS = 64
 """Most files one schema may bundle (each may name more)."""
-
-_SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:")
 
 
 def names_other_files(document: Json) -> bool:
@@ -46,7 +44,7 @@ def bundle(document: JsonObject, load: Loader, sink: DiagnosticSink) -> JsonObje
             ref = node.get("$ref")
             if not isinstance(ref, str) or ref.startswith("#"):
                 continue
-            uri = urldefrag(_join(schema_base, ref))[0]
+            uri = urldefrag(join_uri(schema_base, ref))[0]
             if uri in bundled:
                 continue
             found = load(uri)
@@ -78,9 +76,3 @@ def _definition_name(uri: str, taken: Json) -> str:
         counter += 1
         name = f"{base}_{counter}"
     return name
-
-
-def _join(base: str, ref: str) -> str:
-    if _SCHEME.match(ref):
-        return ref
-    return urljoin(base, ref)

@@ -23,10 +23,10 @@ import copy
 import json
 import re
 from dataclasses import dataclass
-from urllib.parse import unquote, urldefrag, urljoin
+from urllib.parse import unquote, urldefrag
 
 from codegen import ecma
-from codegen._json import Json, JsonObject, pointer
+from codegen._json import Json, JsonObject, join_uri, pointer, resolve_pointer
 from codegen._names import pascal
 from codegen.diagnostics import Diagnostic, DiagnosticSink
 from codegen.regex import NeedsBacktracking, PatternError, to_rust
@@ -241,7 +241,7 @@ class _Normalizer:
         if "$ref" in node and self._draft7:
             identifier = None  # draft-07: every sibling of $ref is ignored, $id too
         if isinstance(identifier, str):
-            resolved = _join(base, identifier)
+            resolved = join_uri(base, identifier)
             uri, fragment = urldefrag(resolved)
             if fragment and not fragment.startswith("/"):
                 anchors[f"{uri}#{fragment}"] = at
@@ -279,7 +279,7 @@ class _Normalizer:
             and isinstance(base, str)
             and (base or not ref.startswith("#") or (named and ref != "#"))
         ):
-            uri, fragment = urldefrag(_join(base, ref))
+            uri, fragment = urldefrag(join_uri(base, ref))
             local: str | None = None
             if f"{uri}#{fragment}" in anchors:
                 local = "#" + anchors[f"{uri}#{fragment}"]
@@ -320,21 +320,7 @@ class _Normalizer:
             ref = node["$ref"]
             assert isinstance(ref, str)
             tokens = ref_tokens(ref)
-            if tokens is None:
-                return None
-            target: Json = self._root
-            for token in tokens:
-                if isinstance(target, dict) and token in target:
-                    target = target[token]
-                elif (
-                    isinstance(target, list)
-                    and _INDEX.fullmatch(token)
-                    and int(token) < len(target)
-                ):
-                    target = target[int(token)]
-                else:
-                    return None
-            return target
+            return None if tokens is None else resolve_pointer(self._root, tokens)
         return node
 
     def _safe_definition_names(self) -> None:
@@ -746,7 +732,7 @@ class _Normalizer:
             if key in self.refs:
                 continue
             tokens = ref_tokens(ref)
-            target = _at(self._stated, tokens) if tokens is not None else None
+            target = resolve_pointer(self._stated, tokens) if tokens is not None else None
             if target is None:
                 self._sink.error(at, f"reference {ref!r} in a rule does not resolve; refused")
                 continue
@@ -808,7 +794,7 @@ class _Normalizer:
         rendered = {key: node.pop(key) for key in loose}
         # the rule states the schema as written where the document still holds it there:
         # what the normaliser lifted or rewrote below this node cannot leak into the rule
-        stated = _at(self._stated, ref_tokens("#" + at) or [])
+        stated = resolve_pointer(self._stated, ref_tokens("#" + at) or [])
         source = stated if isinstance(stated, dict) else {}
         rule: JsonObject = {}
         for key in sorted(loose):
@@ -1177,7 +1163,6 @@ def _literal_values(values: Json) -> bool:
 
 _RESERVED_DEFINITIONS = frozenset({JSON_VALUE, *FORMAT_TYPES.values()})
 _SAFE_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*")
-_INDEX = re.compile(r"0|[1-9][0-9]*")
 
 
 def ref_tokens(ref: str) -> list[str] | None:
@@ -1279,19 +1264,6 @@ def _name_union_items(owner: str, property_name: str, node: Json) -> None:
     items["title"] = pascal(owner) + pascal(singular)
 
 
-_SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:")
-
-
-def _join(base: str, ref: str) -> str:
-    """``ref`` resolved against ``base`` (RFC 3986), for URNs too, which ``urljoin`` leaves
-    alone: a fragment replaces the base's, an absolute URI stands as it is."""
-    if ref.startswith("#"):
-        return urldefrag(base)[0] + ref
-    if _SCHEME.match(ref):
-        return ref
-    return urljoin(base, ref)
-
-
 def _ref_siblings_apply(schema: JsonObject) -> JsonObject:
     """From 2019-09 on, the keywords beside a ``$ref`` apply too; the evaluator follows
     draft-07 (they are ignored), so they are spelled as ``allOf`` of the two."""
@@ -1338,18 +1310,6 @@ def _keywords(schema: Json) -> set[str]:
     for node in walk.subschemas(schema):
         found.update(node)
     return found
-
-
-def _at(document: Json, tokens: list[str]) -> Json | None:
-    target = document
-    for token in tokens:
-        if isinstance(target, dict) and token in target:
-            target = target[token]
-        elif isinstance(target, list) and _INDEX.fullmatch(token) and int(token) < len(target):
-            target = target[int(token)]
-        else:
-            return None
-    return target
 
 
 def _titles(schema: Json) -> set[str]:

@@ -17,6 +17,7 @@ import copy
 from codegen._documents import Loader
 from codegen._json import Json, JsonObject, pointer
 from codegen.diagnostics import DiagnosticSink
+from codegen.structure import pointer_join
 
 MAX_DEPTH = 16
 _KEYWORDS = ("$import", "$importdefs")
@@ -161,7 +162,3 @@ def _move_reference(value: Json, base: str) -> Json:
     if isinstance(value, list):
         return [_move_reference(item, base) for item in value]
     return value
-
-
-def pointer_join(base: str, *tokens: str) -> str:
-    return base + pointer(*tokens)

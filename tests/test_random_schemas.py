@@ -92,6 +92,14 @@ def _combine(inner: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
 
 schemas = st.recursive(leaves, _combine, max_leaves=5)
 
+PROPERTY_SETTINGS = settings(
+    max_examples=EXAMPLES,
+    deadline=None,
+    database=None,
+    suppress_health_check=list(HealthCheck),
+    derandomize="AGENTRUNS_PROPERTY_EXAMPLES" not in os.environ,
+)
+
 
 def _model(schema: dict[str, Any], workdir: Path) -> Any:
     code, _ = model_source(
@@ -104,13 +112,7 @@ def _model(schema: dict[str, Any], workdir: Path) -> Any:
     return module.Root
 
 
-@settings(
-    max_examples=EXAMPLES,
-    deadline=None,
-    database=None,
-    suppress_health_check=list(HealthCheck),
-    derandomize="AGENTRUNS_PROPERTY_EXAMPLES" not in os.environ,
-)
+@PROPERTY_SETTINGS
 @given(value_schema=schemas, values=st.lists(json_values, min_size=8, max_size=16))
 def test_a_random_schema_is_enforced_exactly_or_refused(
     tmp_path_factory: Any, value_schema: Any, values: list[Any]
@@ -152,13 +154,7 @@ ref_leaves: st.SearchStrategy[Any] = st.one_of(
 schemas_with_refs = st.recursive(leaves | ref_leaves, _combine, max_leaves=5)
 
 
-@settings(
-    max_examples=EXAMPLES,
-    deadline=None,
-    database=None,
-    suppress_health_check=list(HealthCheck),
-    derandomize="AGENTRUNS_PROPERTY_EXAMPLES" not in os.environ,
-)
+@PROPERTY_SETTINGS
 @given(
     root=schemas_with_refs,
     definitions=st.lists(schemas_with_refs, min_size=2, max_size=2),

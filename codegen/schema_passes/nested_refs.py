@@ -12,7 +12,7 @@ from __future__ import annotations
 import copy
 from collections.abc import Callable
 
-from codegen._json import Json, JsonObject, pointer
+from codegen._json import JsonObject, pointer, resolve_pointer
 from codegen._names import pascal
 from codegen.schema_passes import walk
 
@@ -39,7 +39,7 @@ def nested_refs(
             tokens = tokens_of(ref)
             if not tokens or (len(tokens) == 2 and tokens[0] in ("definitions", "$defs")):
                 continue  # the root, or a definition: the generator resolves those
-            target = _at(schema, tokens)
+            target = resolve_pointer(schema, tokens)
             if not isinstance(target, dict) or len(moved) >= MAX_MOVED:
                 continue  # left to the normaliser, which says what is wrong
             defs = schema.setdefault(defs_key, {})
@@ -66,15 +66,3 @@ _STRUCTURAL = frozenset(
     {"properties", "items", "additionalProperties", "anyOf", "oneOf", "allOf", "definitions",
      "$defs", "patternProperties", "additionalItems", "not", "if", "then", "else"}
 )  # fmt: skip
-
-
-def _at(document: Json, tokens: list[str]) -> Json | None:
-    target = document
-    for token in tokens:
-        if isinstance(target, dict) and token in target:
-            target = target[token]
-        elif isinstance(target, list) and token.isdigit() and int(token) < len(target):
-            target = target[int(token)]
-        else:
-            return None
-    return target
