@@ -13,6 +13,9 @@ from pathlib import Path
 
 from codegen._json import Json
 
+MAX_DOCUMENT_BYTES = 64 * 1024 * 1024
+"""A file beside the schema larger than this is not read as a document it may name."""
+
 Loader = Callable[[str], Json | None]
 """An imported URI -> its document, or None when there is no such local document."""
 
@@ -28,8 +31,11 @@ def folder_loader(folder: Path) -> Loader:
             loaded = True
             for path in sorted(folder.glob("*.json")):
                 try:
+                    # a FIFO or a device would block or never end; a huge file is no schema
+                    if not path.is_file() or path.stat().st_size > MAX_DOCUMENT_BYTES:
+                        continue
                     document = json.loads(path.read_text(encoding="utf-8"))
-                except (OSError, ValueError):
+                except (OSError, ValueError, RecursionError):
                     continue
                 found.setdefault(path.name, document)
                 if isinstance(document, dict) and isinstance(document.get("$id"), str):

@@ -75,6 +75,7 @@ def json_schema_for(
         if isinstance(document, dict) and uses_imports(document):
             sink = DiagnosticSink(source)
             document = expand_imports(document, imports or (lambda _uri: None), sink)
+            _refuse_deep(document, source, sink)
             sink.raise_if(strict=False)
             said = list(sink.items)
         translation = translate(document, source=source, strict=strict)
@@ -96,9 +97,21 @@ def json_schema_for(
     if imports is not None and names_other_files(document):
         sink = DiagnosticSink(source)
         document = bundle(document, imports, sink)
+        _refuse_deep(document, source, sink)
         sink.raise_if(strict=False)
         return document, list(sink.items)
     return document, []
+
+
+def _refuse_deep(document: Json, source: str, sink: DiagnosticSink) -> None:
+    """What was brought in from other files is held to the same depth as the schema."""
+    deep = too_deep(document)
+    if deep is not None:
+        sink.error(
+            deep,
+            f"with the files it brings in, the schema nests deeper than {MAX_DEPTH} levels "
+            "here; refused",
+        )
 
 
 def _without_conditionals(document: JsonObject) -> JsonObject:

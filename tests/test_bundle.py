@@ -86,3 +86,29 @@ def test_draft_06_is_draft_07_without_conditionals(tmp_path: Path) -> None:
     assert model.model_validate({"n": 9}).n == 9
     with pytest.raises(ValidationError):
         model.model_validate({"n": "9"})
+
+
+def test_hostile_files_beside_the_schema_are_not_read_and_never_a_traceback(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A FIFO (reading it would block forever), a file nested past Python's recursion and one
+    nested past the build step's depth: the first two are skipped, the third is refused."""
+    import os
+
+    os.mkfifo(tmp_path / "fifo.json")
+    (tmp_path / "recursive.json").write_text("[" * 100_000 + "]" * 100_000)
+    deep: Any = {"type": "string"}
+    for _ in range(200):
+        deep = {"items": deep}
+    (tmp_path / "deep.json").write_text(
+        json.dumps({"$id": "deep.json", "definitions": {"d": deep}})
+    )
+    (tmp_path / "licenses.json").write_text(json.dumps(LICENSES))
+    (tmp_path / "bom.json").write_text(json.dumps(_schema("licenses.json#/definitions/choice")))
+    assert main(["model", str(tmp_path / "bom.json"), "--out", str(tmp_path / "ok.py")]) == 0
+    schema = _schema("deep.json#/definitions/d")
+    (tmp_path / "deep_bom.json").write_text(json.dumps(schema))
+    assert main(["model", str(tmp_path / "deep_bom.json"), "--out", str(tmp_path / "d.py")]) == 1
+    err = capsys.readouterr().err
+    assert "nests deeper than" in err
+    assert "Traceback" not in err
