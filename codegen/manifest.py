@@ -47,11 +47,13 @@ _MODULE_NAME = re.compile(r"[a-z][a-z0-9_]*")
 _CLASS_NAME = re.compile(r"[A-Z][A-Za-z0-9_]*")
 _FILE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
 _RESERVED = frozenset({"_json", "schemas", "py"})
-_RELATIONS = frozenset({"identical", "json-equal", "as given in the seed document"})
+_RELATIONS = frozenset({"identical", "json-equal", "as given in the seed document", "derived"})
 """How the vendored bytes relate to the upstream file at ``commit``: the same bytes; the same
-JSON value (whitespace or key order differ); or the seed's copy, whose differences
-``differences`` says."""
+JSON value (whitespace or key order differ); the seed's copy, whose differences
+``differences`` says; or ``derived`` by the command ``differences`` records from a released
+package (no upstream schema file exists; ``commit`` then names the release, ``atif==1.8.0``)."""
 _COMMIT = re.compile(r"[0-9a-f]{7,40}")
+_RELEASE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*==[0-9][A-Za-z0-9.+!-]*")
 _DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
 
 
@@ -89,7 +91,13 @@ def read_manifest(schemas_dir: Path) -> list[SchemaEntry]:
         )
         if item.relation not in _RELATIONS:
             sink.error(f"/schemas/{index}/relation", f"must be one of {sorted(_RELATIONS)}")
-        if not _COMMIT.fullmatch(item.commit):
+        if item.relation == "derived":
+            if not _RELEASE.fullmatch(item.commit):
+                sink.error(
+                    f"/schemas/{index}/commit",
+                    "a derived schema names the release it is derived from (package==version)",
+                )
+        elif not _COMMIT.fullmatch(item.commit):
             sink.error(f"/schemas/{index}/commit", "must be a git commit hash (7 to 40 hex digits)")
         if not (_DATE.fullmatch(item.date) or item.date == "unknown"):
             sink.error(f"/schemas/{index}/date", "must be a date, YYYY-MM-DD, or unknown")

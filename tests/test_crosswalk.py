@@ -45,12 +45,8 @@ def _at(document: Any, pointer: str) -> tuple[bool, Any]:
 
 def _carried(document: dict[str, Any], name: str) -> set[str]:
     """The canonical fields a converted document carries."""
-    payload: Any = None
-    if name == "agentrun":
-        payload = document.get("x-agentruns-carry")
-    elif name == "cortex":
-        events = document.get("events") or [{}]
-        payload = events[-1].get("carry")
+    fmt = FORMATS[name]
+    payload: Any = fmt.carried(fmt.model.model_validate(document))
     return set(payload["fields"]) | set(payload["absent"]) if isinstance(payload, dict) else set()
 
 

@@ -52,7 +52,7 @@ def test_a_format_can_be_named_where_a_model_can_be_given() -> None:
 
 
 def test_an_unknown_format_name_is_a_format_error_naming_the_known_ones() -> None:
-    with pytest.raises(FormatError, match="known: agentrun, cortex, portable"):
+    with pytest.raises(FormatError, match="known: agentrun, atif, cortex, portable"):
         convert(_cortex(), "nope")
     with pytest.raises(FormatError):
         format_named("nope")

@@ -203,7 +203,9 @@ PUBLIC: dict[str, list[str]] = {
     ],
     "agentruns.formats": [
         "AGENTRUN",
+        "ATIF",
         "AgentRunFormat",
+        "AtifFormat",
         "BUILT_IN",
         "CORTEX",
         "CortexFormat",
@@ -218,6 +220,16 @@ PUBLIC: dict[str, list[str]] = {
         "RESULT",
         "RUN",
         "STEP",
+    ],
+    "agentruns.formats.atif": [
+        "AGENT",
+        "ATIF",
+        "ATIF_VERSION",
+        "AtifFormat",
+        "CARRY_KEY",
+        "FINAL_METRICS",
+        "RAW_STEP",
+        "TRAJECTORY",
     ],
     "agentruns.formats.cortex": [
         "CARRY_EVENT",

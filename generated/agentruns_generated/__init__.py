@@ -9,6 +9,7 @@ from typing import NamedTuple
 from pydantic import BaseModel
 
 from agentruns_generated.agentrun import AgentRun
+from agentruns_generated.atif import AtifTrajectory
 from agentruns_generated.cortex import CortexRunJournal
 from agentruns_generated.portable import PortableRunRecord
 
@@ -32,6 +33,13 @@ FORMATS: dict[str, GeneratedFormat] = {
     "agentrun": GeneratedFormat(
         "agentrun", "9f2d5cb", AgentRun, "schemas/agent-run.struct.json", "agentrun.schema.json"
     ),
+    "atif": GeneratedFormat(
+        "atif",
+        "atif==1.8.0",
+        AtifTrajectory,
+        "schemas/atif-trajectory.schema.json",
+        "schemas/atif-trajectory.schema.json",
+    ),
     "cortex": GeneratedFormat(
         "cortex",
         "320f143",
@@ -49,4 +57,11 @@ FORMATS: dict[str, GeneratedFormat] = {
 }
 """Every generated format by name: the one table the package reads its formats from."""
 
-__all__ = ["FORMATS", "AgentRun", "CortexRunJournal", "GeneratedFormat", "PortableRunRecord"]
+__all__ = [
+    "FORMATS",
+    "AgentRun",
+    "AtifTrajectory",
+    "CortexRunJournal",
+    "GeneratedFormat",
+    "PortableRunRecord",
+]

@@ -136,6 +136,23 @@ class Run:
     extra: dict[str, JsonValue] | MISSING = MISSING
     """Root properties beyond the declared ones (AgentRun allows them)."""
 
+    # -- ATIF -------------------------------------------------------------------------
+    atif_version: str | MISSING = MISSING
+    """ATIF ``schema_version`` (``ATIF-v1.8``)."""
+    agent_version: str | MISSING = MISSING
+    """The version of the agent system (ATIF ``agent.version``)."""
+    trajectory_id: str | MISSING | None = MISSING
+    """The document's own id (ATIF; what an embedded subagent is referred to by)."""
+    notes: str | MISSING | None = MISSING
+    continued_trajectory_ref: str | MISSING | None = MISSING
+    tool_definitions: JsonValue | MISSING = MISSING
+    """The tools the agent had (ATIF ``agent.tool_definitions``: a list, or null), as JSON."""
+    agent_extra: JsonValue | MISSING = MISSING
+    """ATIF ``agent.extra`` (an object, or null), as JSON."""
+    step_count: int | MISSING | None = MISSING
+    """The step count the source states (ATIF ``final_metrics.total_steps``), which may
+    differ from the number of steps."""
+
     # -- sessions -----------------------------------------------------------------------
     subagents: tuple[Run, ...] | MISSING = MISSING
     """Runs the agent started (Claude Code's Task subagents), each a run of its own."""

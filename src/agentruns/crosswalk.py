@@ -171,6 +171,9 @@ class Row(Generic[M, K]):
     nested: bool = False
     """The table's fields are the canonical fields of this row's own table (an object such as
     AgentRun ``result`` that groups fields of the run)."""
+    always: bool = False
+    """A nested object the format requires: written even when the run has none of its fields
+    (its rows then derive what they must)."""
     doc: str = ""
     reader: Callable[[Any], Any] | None = None
     """The row's conversion to the canonical value (None: the value as it is)."""
@@ -258,11 +261,20 @@ class Crosswalk(Generic[M, K]):
         self.rows.append(Row(name, self._token(name), None, doc=f"always {value!r}", value=value))
         self._compiled = None
 
-    def nested(self, source: Source[M, N | MISSING], table: Crosswalk[N, K]) -> None:
+    def nested(
+        self,
+        source: Source[M, N] | Source[M, N | MISSING] | Source[M, N | MISSING | None],
+        table: Crosswalk[N, K],
+        *,
+        always: bool = False,
+    ) -> None:
         """An object whose fields are canonical fields of this table's (AgentRun ``result``):
-        read when present; written when any of them is."""
+        read when present (null is no object); written when any of them is, or always
+        (``always``: the format requires the object)."""
         name = source.name
-        self.rows.append(Row(name, self._token(name), None, table=table, nested=True))
+        self.rows.append(
+            Row(name, self._token(name), None, table=table, nested=True, always=always)
+        )
         self._compiled = None
 
     def keep_extras(
@@ -442,11 +454,11 @@ def _compile(table: Crosswalk[M, K]) -> _Compiled[M, K]:
             names[f"T{number}"] = row.table
             read += [
                 f"    v = record.{row.field}",
-                "    if v is not MISSING:",
+                "    if v is not MISSING and v is not None:",
                 f"        T{number}.read_into(v, fields)",
             ]
             write += [
-                f"    if T{number}.holds(canonical):",
+                f"    if {'True' if row.always else f'T{number}.holds(canonical)'}:",
                 f"        writing.at, writing.field = at, {row.wire!r}",
                 f"        fields[{row.field!r}] = T{number}.write(",
                 "            canonical, writing, writing.pointer",

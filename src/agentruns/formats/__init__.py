@@ -6,10 +6,11 @@ from typing import Any
 
 from agentruns.conversion import Format, register
 from agentruns.formats.agentrun import AGENTRUN, AgentRunFormat
+from agentruns.formats.atif import ATIF, AtifFormat
 from agentruns.formats.cortex import CORTEX, CortexFormat
 from agentruns.formats.portable import PORTABLE, PortableFormat
 
-BUILT_IN: tuple[Format[Any], ...] = (AGENTRUN, CORTEX, PORTABLE)
+BUILT_IN: tuple[Format[Any], ...] = (AGENTRUN, ATIF, CORTEX, PORTABLE)
 """The formats agentruns ships, by name (plugins register more)."""
 
 for _fmt in BUILT_IN:
@@ -18,10 +19,12 @@ del _fmt
 
 __all__ = [
     "AGENTRUN",
+    "ATIF",
     "BUILT_IN",
     "CORTEX",
     "PORTABLE",
     "AgentRunFormat",
+    "AtifFormat",
     "CortexFormat",
     "PortableFormat",
 ]

@@ -1,0 +1,666 @@
+"""ATIF (Agent Trajectory Interchange Format, Harbor's RFC 0001) <-> canonical run.
+
+A trajectory is a run told turn by turn: each ATIF step is one turn of the user, the system
+or the agent, and an agent turn holds its reasoning, its message, its tool calls and what they
+returned. The canonical run lists those as separate steps (``thought``, ``message``,
+``tool_call`` with its result as ``output``, ``tool_result`` for a result no call of the turn
+claims), each with the turn's ``index`` (``step_id - 1``) and time; the writer puts
+consecutive steps of one index back into one turn. What a turn says that no canonical field
+holds (its source when not the agent, metrics, model, its own ``extra``...) stays, under its
+ATIF name, in the extra properties of the turn's first step, so that AgentRun and cortex
+(whose steps allow extra properties) take it there and back.
+
+A turn whose parts would not come back as they were (results in another order than their
+calls, say) is kept whole instead: one ``message`` step whose extra property ``atif_step``
+holds the turn, which the writer writes as it was.
+
+ATIF's models treat an explicit ``null`` as the field's absence (``atif`` reads both as
+``None`` and writes neither): the fields the canonical run shares with other formats
+(``session_id``, ``agent.model_name``, the ``final_metrics`` totals and ``extra``) read a
+null as absent, which is how they are written back; every other null is kept.
+
+Foreign data is carried in the root ``extra`` object under ``x-agentruns-carry``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import replace
+from datetime import datetime
+from functools import cache
+from typing import Any, ClassVar, Final, TypeVar
+
+from pydantic import MISSING, JsonValue, TypeAdapter, ValidationError
+
+from agentruns.canonical import Run, RunStep
+from agentruns.conversion import Format, is_carry
+from agentruns.crosswalk import Crosswalk, Writing, kept, required
+from agentruns.derivations import Derivation
+from agentruns.models import AtifAgent, AtifFinalMetrics, AtifStep, AtifTrajectory
+from agentruns_generated._json import JsonDateTime
+
+__all__ = [
+    "AGENT",
+    "ATIF",
+    "ATIF_VERSION",
+    "CARRY_KEY",
+    "FINAL_METRICS",
+    "RAW_STEP",
+    "TRAJECTORY",
+    "AtifFormat",
+]
+
+ATIF_VERSION: Final = "ATIF-v1.8"
+"""The version this writer writes when the run states none."""
+
+CARRY_KEY: Final = "x-agentruns-carry"
+
+RAW_STEP: Final = "atif_step"
+"""The extra property of a step that holds an ATIF turn whole."""
+
+T = TypeVar("T")
+
+# The fields of a turn that the canonical steps hold (the rest are kept by name)
+_TURN_KEYS: Final = frozenset(AtifStep.model_fields)
+# What a step of each kind holds of a turn besides the turn's own leftovers
+_CALL_KEYS: Final = frozenset({"tool_call_extra", "subagent_trajectory_ref"})
+_RESULT_KEYS: Final = frozenset(
+    {"source_call_id", "content", "result_extra", "subagent_trajectory_ref"}
+)
+_SLOT: Final = {"thought": 0, "message": 1, "tool_call": 2, "tool_result": 3}
+"""Where a step of a kind sits in a turn: reasoning, message, calls, results."""
+
+
+def _present(value: T | MISSING | None) -> T | MISSING:
+    """ATIF's null is its absence (see the module's docstring)."""
+    return MISSING if value is None else value
+
+
+@cache
+def _timestamps() -> TypeAdapter[JsonDateTime]:
+    return TypeAdapter(JsonDateTime)
+
+
+def _time(text: str) -> JsonDateTime | None:
+    """The time, if the text is an RFC 3339 date-time (the text is kept as written)."""
+    try:
+        return _timestamps().validate_python(text)
+    except ValidationError:
+        return None
+
+
+# -- reading a turn --------------------------------------------------------------------------
+
+
+def _turn(doc: dict[str, JsonValue], index: int) -> list[RunStep]:
+    """The steps of one turn (its JSON, without ``step_id``)."""
+    rest = dict(doc)
+    at: JsonDateTime | MISSING = MISSING
+    stamp = rest.get("timestamp")
+    if isinstance(stamp, str) and (parsed := _time(stamp)) is not None:
+        at = parsed
+        del rest["timestamp"]
+    if rest.get("source") == "agent":
+        del rest["source"]
+    steps: list[RunStep] = []
+    reasoning = rest.get("reasoning_content")
+    if isinstance(reasoning, str):
+        del rest["reasoning_content"]
+        steps.append(RunStep(kind="thought", message=reasoning, index=index, started_at=at))
+    calls = rest.get("tool_calls")
+    call_steps: list[RunStep] = []
+    if isinstance(calls, list):
+        del rest["tool_calls"]
+        for call in calls:
+            assert isinstance(call, dict)
+            name, call_id, args = call["function_name"], call["tool_call_id"], call["arguments"]
+            assert isinstance(name, str)
+            assert isinstance(call_id, str)
+            extra: dict[str, JsonValue] = {}
+            if "extra" in call:
+                extra["tool_call_extra"] = call["extra"]
+            call_steps.append(
+                RunStep(
+                    kind="tool_call",
+                    name=name,
+                    call_id=call_id,
+                    input=args,
+                    index=index,
+                    started_at=at,
+                    extra=extra or MISSING,
+                )
+            )
+    message = rest.get("message")
+    if isinstance(message, str) and (message or not (steps or call_steps)):
+        del rest["message"]
+        steps.append(RunStep(kind="message", message=message, index=index, started_at=at))
+    elif message == "":
+        del rest["message"]  # an agent turn of calls only: the writer writes "" again
+    results: list[RunStep] = []
+    observation = rest.get("observation")
+    if isinstance(observation, dict):
+        del rest["observation"]
+        folded = -1
+        positions = {step.call_id: i for i, step in reversed(list(enumerate(call_steps)))}
+        found = observation["results"]
+        assert isinstance(found, list)
+        for result in found:
+            assert isinstance(result, dict)
+            source, content = result.get("source_call_id"), result.get("content")
+            k = positions.get(source) if isinstance(source, str) else None
+            if (
+                k is not None
+                and k > folded
+                and not results
+                and isinstance(content, str | list)
+                and set(result) <= {"source_call_id", "content", "subagent_trajectory_ref"}
+            ):
+                folded = k
+                claimed = call_steps[k]
+                extra = dict(claimed.extra) if isinstance(claimed.extra, dict) else {}
+                if "subagent_trajectory_ref" in result:
+                    extra["subagent_trajectory_ref"] = result["subagent_trajectory_ref"]
+                call_steps[k] = replace(claimed, output=content, extra=extra or MISSING)
+                continue
+            kept_: dict[str, JsonValue] = {}
+            if source is None and "source_call_id" in result:
+                kept_["source_call_id"] = None
+            if "content" in result and not isinstance(content, str | list):
+                kept_["content"] = content
+            if "extra" in result:
+                kept_["result_extra"] = result["extra"]
+            if "subagent_trajectory_ref" in result:
+                kept_["subagent_trajectory_ref"] = result["subagent_trajectory_ref"]
+            results.append(
+                RunStep(
+                    kind="tool_result",
+                    call_id=source if isinstance(source, str) else MISSING,
+                    output=content if isinstance(content, str | list) else MISSING,
+                    index=index,
+                    started_at=at,
+                    extra=kept_ or MISSING,
+                )
+            )
+    ordered = [*steps, *call_steps, *results]
+    if not ordered:
+        ordered = [RunStep(kind="message", index=index, started_at=at)]
+    if rest:
+        first = ordered[0]
+        own = dict(first.extra) if isinstance(first.extra, dict) else {}
+        ordered[0] = replace(first, extra={**rest, **own})
+    return ordered
+
+
+def _read_turn(step: AtifStep) -> list[RunStep]:
+    """A turn's steps, or the turn kept whole when its steps would not give it back."""
+    doc: dict[str, JsonValue] = step.model_dump(mode="json")
+    index = step.step_id - 1
+    del doc["step_id"]
+    steps = _turn(doc, index)
+    if _compose(steps, {}) == doc:
+        return steps
+    message = doc.get("message")
+    return [
+        RunStep(
+            kind="message",
+            message=message if isinstance(message, str) else MISSING,
+            index=index,
+            extra={RAW_STEP: doc},
+        )
+    ]
+
+
+def _read_steps(steps: list[AtifStep]) -> tuple[RunStep, ...]:
+    return tuple(part for step in steps for part in _read_turn(step))
+
+
+# -- writing turns ---------------------------------------------------------------------------
+
+
+def _own_keys(step: RunStep) -> frozenset[str]:
+    if step.kind == "tool_call":
+        return _CALL_KEYS
+    if step.kind == "tool_result":
+        return _RESULT_KEYS
+    return frozenset()
+
+
+def _turns(steps: Iterable[RunStep]) -> list[list[RunStep]]:
+    """Consecutive steps of one index (and time), in the order of a turn, are one turn."""
+    turns: list[list[RunStep]] = []
+    slot = -1
+    for step in steps:
+        current = turns[-1] if turns else None
+        here = _SLOT.get(step.kind, 1)
+        extra = step.extra if isinstance(step.extra, dict) else {}
+        starts = (
+            current is None
+            or RAW_STEP in extra
+            or RAW_STEP in (current[0].extra if isinstance(current[0].extra, dict) else {})
+            or step.index != current[0].index
+            or step.started_at != current[0].started_at
+            or here < slot
+            or (here == slot and here < 2)
+            or step.kind not in _SLOT
+            or current[0].kind not in _SLOT
+            or not set(extra) <= _own_keys(step)
+        )
+        if starts:
+            turns.append([step])
+        else:
+            assert current is not None
+            current.append(step)
+        slot = here
+    return turns
+
+
+def _compose(turn: list[RunStep], subagent_refs: dict[str, str]) -> dict[str, JsonValue]:
+    """The JSON of one turn (without ``step_id``); ``subagent_refs``: call id -> the
+    trajectory id of the subagent it started (a reference written for it)."""
+    first = turn[0]
+    leftovers = dict(first.extra) if isinstance(first.extra, dict) else {}
+    raw = leftovers.get(RAW_STEP)
+    if isinstance(raw, dict) and len(turn) == 1:
+        return dict(raw)
+    own = _own_keys(first)
+    doc: dict[str, JsonValue] = {}
+    if isinstance(first.started_at, datetime):
+        doc["timestamp"] = getattr(first.started_at, "text", None) or first.started_at.isoformat()
+    doc["source"] = "agent"
+    calls: list[JsonValue] = []
+    results: list[JsonValue] = []
+    unclaimed: list[JsonValue] = []
+    call_ids: set[str] = set()
+    for step in turn:
+        extra = step.extra if isinstance(step.extra, dict) else {}
+        if step.kind == "thought":
+            doc["reasoning_content"] = step.message if isinstance(step.message, str) else ""
+        elif step.kind == "tool_call":
+            call_id = step.call_id if isinstance(step.call_id, str) else f"call-{len(calls)}"
+            call_ids.add(call_id)
+            call: dict[str, JsonValue] = {
+                "tool_call_id": call_id,
+                "function_name": step.name if isinstance(step.name, str) else "",
+                "arguments": step.input if isinstance(step.input, dict) else {},
+            }
+            if "tool_call_extra" in extra:
+                call["extra"] = extra["tool_call_extra"]
+            calls.append(call)
+            refs = extra.get("subagent_trajectory_ref")
+            if refs is None and call_id in subagent_refs:
+                refs = [{"trajectory_id": subagent_refs[call_id]}]
+            if step.output is not MISSING or refs is not None:
+                result: dict[str, JsonValue] = {"source_call_id": call_id}
+                if step.output is not MISSING:
+                    result["content"] = _content(step.output)
+                if refs is not None:
+                    result["subagent_trajectory_ref"] = refs
+                results.append(result)
+        elif step.kind == "tool_result":
+            result = {}
+            if "source_call_id" in extra:
+                result["source_call_id"] = extra["source_call_id"]
+            elif isinstance(step.call_id, str):
+                result["source_call_id"] = step.call_id
+            if step.output is not MISSING:
+                result["content"] = _content(step.output)
+            elif "content" in extra:
+                result["content"] = extra["content"]
+            if "subagent_trajectory_ref" in extra:
+                result["subagent_trajectory_ref"] = extra["subagent_trajectory_ref"]
+            if "result_extra" in extra:
+                result["extra"] = extra["result_extra"]
+            unclaimed.append(result)
+        else:
+            text = step.message if isinstance(step.message, str) else None
+            if text is not None:
+                doc["message"] = text
+    for item in unclaimed:
+        # a result names a call of its own turn (atif checks it); another id stays extra
+        assert isinstance(item, dict)
+        claimed = item.get("source_call_id")
+        if isinstance(claimed, str) and claimed not in call_ids:
+            del item["source_call_id"]
+            extra_of = item.get("extra")
+            item["extra"] = {
+                **(extra_of if isinstance(extra_of, dict) else {}),
+                "source_call_id": claimed,
+            }
+    doc.setdefault("message", "")
+    if calls:
+        doc["tool_calls"] = calls
+    if results or unclaimed:
+        doc["observation"] = {"results": [*results, *unclaimed]}
+    for key, value in leftovers.items():
+        if key in _TURN_KEYS and key != "step_id":
+            doc[key] = value
+        elif key not in own and key != RAW_STEP:
+            foreign = doc.get("extra")
+            if foreign is None or isinstance(foreign, dict):
+                doc["extra"] = {**(foreign or {}), key: value}
+    if doc.get("source") != "agent" and ("reasoning_content" in doc or calls):
+        doc["source"] = "agent"  # reasoning and calls are an agent's
+    return _order(doc)
+
+
+def _content(value: JsonValue) -> JsonValue:
+    """A result's content: text or content parts; any other value as JSON text."""
+    if isinstance(value, str | list):
+        return value
+    import json
+
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+def _order(doc: dict[str, JsonValue]) -> dict[str, JsonValue]:
+    """The turn's fields in the model's order (what the model would dump)."""
+    return {key: doc[key] for key in AtifStep.model_fields if key in doc}
+
+
+def _valid_turn(doc: dict[str, JsonValue], step_id: int) -> AtifStep:
+    """The turn as a model; fields kept from elsewhere that ATIF refuses are left out (the
+    conversion then reports them)."""
+    attempt = {"step_id": step_id, **doc}
+    for _ in range(len(attempt) + 1):
+        try:
+            return AtifStep.model_validate(attempt)
+        except ValidationError as error:
+            locations = {str(e["loc"][0]) for e in error.errors() if e["loc"]}
+            droppable = locations - {"step_id", "source", "message"}
+            if not droppable:
+                break
+            for key in droppable:
+                attempt.pop(key, None)
+    structural = ("step_id", "timestamp", "source", "message", "reasoning_content")
+    kept_keys = (*structural, "tool_calls", "observation")
+    minimal = {key: attempt[key] for key in kept_keys if key in attempt}
+    if not isinstance(minimal.get("message"), str | list):
+        minimal["message"] = ""
+    minimal["source"] = "agent"
+    try:
+        return AtifStep.model_validate(minimal)
+    except ValidationError:
+        return AtifStep.model_validate({"step_id": step_id, "source": "agent", "message": ""})
+
+
+def _subagent_id(sub: Run, position: int) -> str:
+    """An embedded trajectory's id: its own, else its run id, else its position."""
+    if isinstance(sub.trajectory_id, str):
+        return sub.trajectory_id
+    if isinstance(sub.run_id, str) and sub.run_id:
+        return sub.run_id
+    return f"subagent-{position + 1}"
+
+
+def _write_steps(steps: tuple[RunStep, ...] | MISSING, writing: Writing[Run]) -> list[AtifStep]:
+    """Consecutive steps of one turn (one index and time, in turn order: reasoning, message,
+    calls, results) are one ATIF step; a run without steps has none."""
+    if steps is MISSING:
+        return []
+    refs: dict[str, str] = {}
+    subagents = writing.run.subagents
+    if isinstance(subagents, tuple):
+        referenced = {
+            ref.get("trajectory_id")
+            for step in steps
+            if isinstance(step.extra, dict)
+            for ref in _refs(step.extra.get("subagent_trajectory_ref"))
+        }
+        for i, sub in enumerate(subagents):
+            sub_id = _subagent_id(sub, i)
+            if isinstance(sub.parent_call_id, str) and sub_id not in referenced:
+                refs[sub.parent_call_id] = sub_id
+    return [
+        _valid_turn(_compose(turn, refs), number) for number, turn in enumerate(_turns(steps), 1)
+    ]
+
+
+def _refs(value: JsonValue | None) -> list[dict[str, JsonValue]]:
+    if not isinstance(value, list):
+        return []
+    return [ref for ref in value if isinstance(ref, dict)]
+
+
+# -- subagents -------------------------------------------------------------------------------
+
+
+def _read_trajectory(record: AtifTrajectory) -> Run:
+    """The run, its subagents linked to the calls whose results refer to them."""
+    run: Run = TRAJECTORY.read(record)
+    subagents = run.subagents
+    if not isinstance(subagents, tuple) or not isinstance(run.steps, tuple):
+        return run
+    started_by: dict[str, str] = {}
+    for step in run.steps:
+        if isinstance(step.extra, dict) and isinstance(step.call_id, str):
+            for ref in _refs(step.extra.get("subagent_trajectory_ref")):
+                target = ref.get("trajectory_id")
+                if isinstance(target, str):
+                    started_by.setdefault(target, step.call_id)
+    if not started_by:
+        return run
+    linked = tuple(
+        replace(sub, parent_call_id=started_by[sub.trajectory_id])
+        if isinstance(sub.trajectory_id, str) and sub.trajectory_id in started_by
+        else sub
+        for sub in subagents
+    )
+    return replace(run, subagents=linked)
+
+
+def _read_subagents(found: list[AtifTrajectory] | MISSING | None) -> tuple[Run, ...] | MISSING:
+    if found is MISSING or found is None:
+        return MISSING
+    return tuple(_read_trajectory(sub) for sub in found)
+
+
+def _write_subagents(
+    subagents: tuple[Run, ...] | MISSING, writing: Writing[Run]
+) -> list[AtifTrajectory] | MISSING:
+    """Each subagent an embedded trajectory; one without an id gets its run id, else its
+    position (``subagent-1``...), reported."""
+    if subagents is MISSING:
+        return MISSING
+    where = writing.pointer
+    written: list[AtifTrajectory] = []
+    for i, sub in enumerate(subagents):
+        own = sub
+        if not isinstance(sub.trajectory_id, str):
+            own = replace(sub, trajectory_id=_subagent_id(sub, i))
+            writing.derive(
+                Derivation(own.trajectory_id, "an embedded trajectory needs an id"),
+                f"{where}/{i}/trajectory_id",
+            )
+        written.append(TRAJECTORY.write(own, Writing(own, own, writing.derived), f"{where}/{i}"))
+    return written
+
+
+# -- conversions the rows name -----------------------------------------------------------------
+
+
+def _version(run: Run) -> Derivation[str]:
+    """``ATIF-v1.8``: ATIF requires a schema version."""
+    return Derivation(ATIF_VERSION, "ATIF requires a schema_version; this writer writes v1.8")
+
+
+def _name(value: str | MISSING | None, writing: Writing[Run]) -> str:
+    """The agent's id; without one, ``unknown``."""
+    if isinstance(value, str):
+        return value
+    return writing.derive(Derivation("unknown", "ATIF requires agent.name; the source has none"))
+
+
+def _agent_version(run: Run) -> Derivation[str]:
+    """``unknown``: ATIF requires the agent's version."""
+    return Derivation("unknown", "ATIF requires agent.version; the source has none")
+
+
+def _json_list(value: list[dict[str, JsonValue]] | MISSING | None) -> JsonValue | MISSING:
+    """A list of objects, or null: JSON as it is."""
+    return value if value is MISSING or value is None else list[JsonValue](value)
+
+
+def _write_tools(
+    value: JsonValue | MISSING, writing: Writing[Run]
+) -> list[dict[str, JsonValue]] | MISSING | None:
+    """The tool definitions if they are a list of objects (or null)."""
+    if value is None:
+        return None
+    if isinstance(value, list) and all(isinstance(item, dict) for item in value):
+        return [item for item in value if isinstance(item, dict)]
+    return MISSING
+
+
+def _json_object(value: dict[str, JsonValue] | MISSING | None) -> JsonValue | MISSING:
+    return value
+
+
+def _write_object(
+    value: JsonValue | MISSING, writing: Writing[Run]
+) -> dict[str, JsonValue] | MISSING | None:
+    """The object (or null) as it was read."""
+    return value if value is None or isinstance(value, dict) else MISSING
+
+
+def _write_present(value: T | MISSING, writing: Writing[Any]) -> T | MISSING:
+    return value
+
+
+def _own_extra(value: dict[str, JsonValue] | MISSING | None) -> dict[str, JsonValue] | MISSING:
+    """The root's ``extra``, without a carried payload."""
+    if not isinstance(value, dict):
+        return MISSING
+    carried = value.get(CARRY_KEY)
+    if carried is not None and is_carry(carried):
+        return {key: item for key, item in value.items() if key != CARRY_KEY}
+    return value
+
+
+def _write_extra(
+    value: dict[str, JsonValue] | MISSING, writing: Writing[Run]
+) -> dict[str, JsonValue] | MISSING:
+    """The run's extra properties."""
+    return value
+
+
+# -- the crosswalk -----------------------------------------------------------------------------
+
+AGENT = Crosswalk(AtifAgent, Run)
+"""The agent system: its name (the agent's id), version, default model and tools."""
+AGENT.convert(AGENT.field(lambda a: a.name), AGENT.to(lambda run: run.agent_id), kept, _name)
+AGENT.convert(
+    AGENT.field(lambda a: a.version),
+    AGENT.to(lambda run: run.agent_version),
+    kept,
+    required(_agent_version),
+)
+AGENT.convert(
+    AGENT.field(lambda a: a.model_name), AGENT.to(lambda run: run.model), _present, _write_present
+)
+AGENT.convert(
+    AGENT.field(lambda a: a.tool_definitions),
+    AGENT.to(lambda run: run.tool_definitions),
+    _json_list,
+    _write_tools,
+    whole=True,
+)
+AGENT.convert(
+    AGENT.field(lambda a: a.extra),
+    AGENT.to(lambda run: run.agent_extra),
+    _json_object,
+    _write_object,
+    whole=True,
+)
+
+FINAL_METRICS = Crosswalk(AtifFinalMetrics, Run)
+"""What the whole trajectory used."""
+F = FINAL_METRICS
+F.convert(
+    F.field(lambda m: m.total_prompt_tokens),
+    F.to(lambda run: run.input_tokens),
+    _present,
+    _write_present,
+)
+F.convert(
+    F.field(lambda m: m.total_completion_tokens),
+    F.to(lambda run: run.output_tokens),
+    _present,
+    _write_present,
+)
+F.convert(
+    F.field(lambda m: m.total_cached_tokens),
+    F.to(lambda run: run.cache_read_tokens),
+    _present,
+    _write_present,
+)
+F.convert(
+    F.field(lambda m: m.total_cost_usd), F.to(lambda run: run.cost_usd), _present, _write_present
+)
+F.same(F.field(lambda m: m.total_steps), F.to(lambda run: run.step_count))
+F.convert(
+    F.field(lambda m: m.extra),
+    F.to(lambda run: run.metrics_extra),
+    _present,
+    _write_present,
+    whole=True,
+)
+del F
+
+TRAJECTORY = Crosswalk(AtifTrajectory, Run)
+"""A trajectory is the run, turn by turn, with its subagents' trajectories embedded."""
+R = TRAJECTORY
+R.convert(
+    R.field(lambda t: t.schema_version),
+    R.to(lambda run: run.atif_version),
+    kept,
+    required(_version),
+)
+R.convert(R.field(lambda t: t.session_id), R.to(lambda run: run.run_id), _present, _write_present)
+R.same(R.field(lambda t: t.trajectory_id), R.to(lambda run: run.trajectory_id))
+R.nested(R.field(lambda t: t.agent), AGENT, always=True)
+R.convert(
+    R.field(lambda t: t.steps), R.to(lambda run: run.steps), _read_steps, _write_steps, whole=True
+)
+R.same(R.field(lambda t: t.notes), R.to(lambda run: run.notes))
+R.nested(R.field(lambda t: t.final_metrics), FINAL_METRICS)
+R.same(
+    R.field(lambda t: t.continued_trajectory_ref), R.to(lambda run: run.continued_trajectory_ref)
+)
+R.convert(R.field(lambda t: t.extra), R.to(lambda run: run.extra), _own_extra, _write_extra)
+R.convert(
+    R.field(lambda t: t.subagent_trajectories),
+    R.to(lambda run: run.subagents),
+    _read_subagents,
+    _write_subagents,
+    whole=True,
+)
+del R
+
+
+class AtifFormat(Format[AtifTrajectory]):
+    """ATIF's root ``extra`` is free-form: foreign data is carried in it under
+    ``x-agentruns-carry``, which readers skip."""
+
+    name: ClassVar[str] = "atif"
+    model = AtifTrajectory
+    crosswalk = TRAJECTORY
+
+    def read(self, record: AtifTrajectory) -> Run:
+        return _read_trajectory(record)
+
+    def carried(self, record: AtifTrajectory) -> dict[str, JsonValue] | None:
+        extra = record.extra if isinstance(record.extra, dict) else {}
+        payload = extra.get(CARRY_KEY)
+        return payload if isinstance(payload, dict) and is_carry(payload) else None
+
+    def carried_at(self, record: AtifTrajectory) -> str:
+        return "/extra/" + CARRY_KEY
+
+    def carry(self, record: AtifTrajectory, payload: dict[str, JsonValue]) -> AtifTrajectory | None:
+        extra = record.extra if isinstance(record.extra, dict) else {}
+        if CARRY_KEY in extra:
+            return None  # the user's own data holds the name: report losses, never overwrite
+        return record.model_copy(update={"extra": {**extra, CARRY_KEY: payload}})
+
+
+ATIF = AtifFormat()

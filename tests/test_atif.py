@@ -1,0 +1,376 @@
+"""ATIF: the vendored schema is what its recorded command derives, the generated model agrees
+with the ``atif`` package, and trajectories convert to every format and back."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import atif
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from hypothesis_jsonschema import from_schema
+from pydantic import MISSING, ValidationError
+
+from agentruns import Run, RunStep, convert, from_canonical
+from agentruns.formats.atif import ATIF, RAW_STEP
+from agentruns.models import AtifTrajectory
+from codegen.derive_atif import derive
+
+ROOT = Path(__file__).resolve().parents[1]
+FIXTURE = ROOT / "tests" / "fixtures" / "atif.min.json"
+SCHEMA: dict[str, Any] = json.loads((ROOT / "schemas" / "atif-trajectory.schema.json").read_text())
+
+
+def _one_level(schema: dict[str, Any]) -> dict[str, Any]:
+    """The schema with embedded trajectories one level deep (hypothesis-jsonschema cannot
+    generate from a recursive ``$ref``): an embedded trajectory embeds none. The validators'
+    rules are left to ``_as_atif_checks`` (generating under them is ten times slower); the
+    refusal tests below check each rule."""
+    schema = json.loads(json.dumps(schema))
+    for name in ("AtifStep", "AtifContentPart", "AtifSubagentTrajectoryRef"):
+        del schema["definitions"][name]["allOf"]
+    inner = json.loads(json.dumps(schema))
+    del inner["properties"]["subagent_trajectories"]
+    for key in ("$schema", "definitions", "allOf"):
+        inner.pop(key, None)
+    outer: dict[str, Any] = json.loads(json.dumps(schema))
+    outer["properties"]["subagent_trajectories"]["anyOf"][0]["items"] = inner
+    return outer
+
+
+GENERATION = _one_level(SCHEMA)
+EXAMPLES = int(os.environ.get("AGENTRUNS_PROPERTY_EXAMPLES", "25"))
+_SETTINGS = settings(
+    max_examples=EXAMPLES,
+    deadline=None,
+    database=None,
+    suppress_health_check=list(HealthCheck),
+    derandomize="AGENTRUNS_PROPERTY_EXAMPLES" not in os.environ,
+)
+
+
+def _trajectory(document: dict[str, Any]) -> AtifTrajectory:
+    return AtifTrajectory.model_validate_json(json.dumps(document))
+
+
+def _minimal(**steps: Any) -> dict[str, Any]:
+    return {
+        "schema_version": "ATIF-v1.8",
+        "agent": {"name": "a", "version": "1"},
+        "steps": [{"step_id": 1, "source": "agent", "message": "hi", **steps}],
+    }
+
+
+# -- the schema --------------------------------------------------------------------------------
+
+
+def test_the_vendored_schema_is_what_the_recorded_command_derives() -> None:
+    derived = derive(atif.Trajectory.model_json_schema())
+    text = json.dumps(derived, indent=2, ensure_ascii=False) + "\n"
+    assert text == (ROOT / "schemas" / "atif-trajectory.schema.json").read_text(encoding="utf-8")
+
+
+def _atif_accepts(document: Any) -> bool:
+    try:
+        atif.Trajectory.model_validate_json(json.dumps(document))
+    except ValidationError:
+        return False
+    return True
+
+
+def _model_accepts(document: Any) -> bool:
+    try:
+        _trajectory(document)
+    except ValidationError:
+        return False
+    return True
+
+
+_AGENT_ONLY = ("model_name", "reasoning_effort", "reasoning_content", "tool_calls", "metrics")
+
+
+def _parts_valid(parts: Any) -> None:
+    """Content parts as the validators want them: text with text, media with their source."""
+    if not isinstance(parts, list):
+        return
+    for i, part in enumerate(parts):
+        kind = part["type"]
+        source = part.get("source")
+        media = source.get("media_type", "") if isinstance(source, dict) else ""
+        if kind == "text" or not media.startswith(f"{kind}/"):
+            parts[i] = {"type": "text", "text": part.get("text") or "t"}
+        else:
+            part.pop("text", None)
+
+
+def _as_atif_checks(document: Any) -> Any:
+    """The trajectory with the validators' rules made true (agent-only fields, content
+    parts, resolvable subagent references), and what no JSON Schema can say: step ids
+    counting from 1, results naming calls of their own step, unique embedded ids, timestamps
+    ``datetime.fromisoformat`` reads (the manifest lists these differences)."""
+    if not isinstance(document, dict):
+        return document
+    for number, step in enumerate(document.get("steps") or [], 1):
+        if not isinstance(step, dict):
+            continue
+        step["step_id"] = number
+        if step["source"] != "agent":
+            for name in _AGENT_ONLY:
+                step.pop(name, None)
+        elif step.get("llm_call_count") == 0:
+            step.pop("metrics", None)
+            step.pop("reasoning_content", None)
+        _parts_valid(step["message"])
+        for result in (step.get("observation") or {}).get("results") or []:
+            _parts_valid(result.get("content"))
+            for ref in result.get("subagent_trajectory_ref") or []:
+                if ref.get("trajectory_id") is None and ref.get("trajectory_path") is None:
+                    ref["trajectory_path"] = "p"
+        if "timestamp" in step and isinstance(step["timestamp"], str):
+            step["timestamp"] = "2026-01-01T00:00:00Z"
+        calls = {c.get("tool_call_id") for c in step.get("tool_calls") or [] if isinstance(c, dict)}
+        observation = step.get("observation")
+        if isinstance(observation, dict):
+            for result in observation.get("results") or []:
+                if isinstance(result, dict) and result.get("source_call_id") not in calls:
+                    result.pop("source_call_id", None)
+    subs = document.get("subagent_trajectories")
+    if isinstance(subs, list):
+        for i, sub in enumerate(subs):
+            _as_atif_checks(sub)
+            if isinstance(sub, dict) and isinstance(sub.get("trajectory_id"), str):
+                sub["trajectory_id"] = f"sub-{i}"
+    return document
+
+
+TRAJECTORIES = from_schema(GENERATION).map(_as_atif_checks)
+
+
+def test_the_model_accepts_what_the_atif_package_accepts() -> None:
+    # documents valid by the schema, made to satisfy what no schema can say: both accept
+    @_SETTINGS
+    @given(TRAJECTORIES)
+    def check(document: dict[str, Any]) -> None:
+        assert _model_accepts(document) == _atif_accepts(document), json.dumps(document)[:500]
+
+    check()
+
+
+@pytest.mark.parametrize(
+    ("change", "why"),
+    [
+        ({"source": "user", "model_name": "m"}, "agent-only field on a user step"),
+        ({"source": "system", "tool_calls": []}, "tool calls on a system step"),
+        ({"llm_call_count": 0, "metrics": {}}, "metrics without an LLM call"),
+        ({"llm_call_count": 0, "reasoning_content": "r"}, "reasoning without an LLM call"),
+        ({"message": [{"type": "text"}]}, "a text part without text"),
+        (
+            {"message": [{"type": "image", "source": {"media_type": "audio/wav", "path": "p"}}]},
+            "an image part with an audio source",
+        ),
+        ({"message": [{"type": "text", "text": "t", "source": None}]}, None),
+        (
+            {"observation": {"results": [{"subagent_trajectory_ref": [{"session_id": "s"}]}]}},
+            "a subagent reference that names neither an id nor a path",
+        ),
+        ({"llm_call_count": -1}, "a negative call count"),
+    ],
+)
+def test_the_model_refuses_what_the_atif_validators_refuse(
+    change: dict[str, Any], why: str | None
+) -> None:
+    document = _minimal(**change)
+    assert _atif_accepts(document) is (why is None)
+    assert _model_accepts(document) is (why is None), why
+
+
+def test_an_embedded_trajectory_without_an_id_is_refused_by_both() -> None:
+    document = _minimal()
+    document["subagent_trajectories"] = [_minimal()]
+    assert not _atif_accepts(document)
+    assert not _model_accepts(document)
+    document["subagent_trajectories"][0]["trajectory_id"] = "s"
+    assert _atif_accepts(document)
+    assert _model_accepts(document)
+
+
+# -- reading and writing -------------------------------------------------------------------------
+
+
+def test_a_turn_is_its_reasoning_message_calls_and_results_as_steps() -> None:
+    run = ATIF.read(_trajectory(json.loads(FIXTURE.read_text())))
+    assert isinstance(run.steps, tuple)
+    turn = [step for step in run.steps if step.index == 2]
+    assert [step.kind for step in turn] == ["thought", "message", "tool_call", "tool_call"]
+    assert turn[2].call_id == "call_1"
+    assert turn[2].input == {"command": "ls /tmp | wc -l"}
+    assert turn[2].output == "12"
+    assert turn[0].extra is not MISSING
+    assert turn[0].extra["model_name"] == "claude-sonnet-4-6"
+
+
+def test_a_user_or_system_turn_keeps_its_source_in_the_steps_extra() -> None:
+    run = ATIF.read(_trajectory(json.loads(FIXTURE.read_text())))
+    assert isinstance(run.steps, tuple)
+    assert run.steps[0].extra == {"source": "system"}
+    assert run.steps[1].extra == {"source": "user"}
+
+
+def test_a_subagent_is_linked_to_the_call_whose_result_refers_to_it() -> None:
+    run = ATIF.read(_trajectory(json.loads(FIXTURE.read_text())))
+    assert isinstance(run.subagents, tuple)
+    assert run.subagents[0].trajectory_id == "sub-1"
+    assert run.subagents[0].parent_call_id == "call_2"
+
+
+def test_a_subagent_from_a_session_becomes_an_embedded_trajectory_referred_to_by_its_call() -> None:
+    child = Run(run_id="child-session", parent_call_id="toolu_1", goal="look around")
+    run = Run(
+        run_id="s",
+        agent_id="claude-code",
+        steps=(RunStep(kind="tool_call", name="Task", call_id="toolu_1", input={}, output="done"),),
+        subagents=(child,),
+    )
+    written = from_canonical(run, AtifTrajectory)
+    document = json.loads(written.record.model_dump_json())
+    assert document["subagent_trajectories"][0]["trajectory_id"] == "child-session"
+    result = document["steps"][0]["observation"]["results"][0]
+    assert result["subagent_trajectory_ref"] == [{"trajectory_id": "child-session"}]
+    assert _atif_accepts(document)
+
+
+def test_a_turn_whose_parts_would_not_come_back_is_kept_whole() -> None:
+    # an empty list of calls has no step to be: the turn is kept as it was
+    document = _minimal(tool_calls=[], observation={"results": []})
+    record = _trajectory(document)
+    run = ATIF.read(record)
+    assert isinstance(run.steps, tuple)
+    assert len(run.steps) == 1
+    assert run.steps[0].extra is not MISSING
+    assert RAW_STEP in run.steps[0].extra
+    assert convert(record, AtifTrajectory, strict=True).target == record
+
+
+def test_results_in_another_order_than_their_calls_come_back_in_their_order() -> None:
+    results = [
+        {"source_call_id": "b", "content": "2"},
+        {"source_call_id": "a", "content": "1"},
+    ]
+    calls = [
+        {"tool_call_id": "a", "function_name": "f", "arguments": {}},
+        {"tool_call_id": "b", "function_name": "g", "arguments": {}},
+    ]
+    record = _trajectory(_minimal(tool_calls=calls, observation={"results": results}))
+    assert from_canonical(ATIF.read(record), AtifTrajectory).record == record
+
+
+def test_a_null_in_a_field_another_format_shares_reads_as_absent() -> None:
+    document = _minimal()
+    document["session_id"] = None
+    run = ATIF.read(_trajectory(document))
+    assert run.run_id is MISSING
+    del document["session_id"]
+    assert json.loads(from_canonical(run, AtifTrajectory).record.model_dump_json()) == document
+
+
+def test_a_null_elsewhere_is_kept() -> None:
+    document = _minimal(metrics=None, extra=None)
+    document["notes"] = None
+    record = _trajectory(document)
+    assert json.loads(
+        from_canonical(ATIF.read(record), AtifTrajectory).record.model_dump_json()
+    ) == (document)
+
+
+@pytest.mark.parametrize("to", ["agentrun", "cortex", "portable"])
+def test_a_harbor_trajectory_converts_and_comes_back_with_every_value_back_or_reported(
+    to: str,
+) -> None:
+    record = _trajectory(json.loads(FIXTURE.read_text()))
+    there = convert(record, to)
+    back = convert(there.target, AtifTrajectory)
+    document = json.loads(back.target.model_dump_json())
+    extra = document.get("extra", {})
+    extra.pop("x-agentruns-carry", None)
+    if extra == {}:
+        document.pop("extra", None)
+    if not there.losses:
+        assert document == json.loads(FIXTURE.read_text())
+    else:
+        assert to == "portable"  # the one format with no free-form place
+        lost = {loss.pointer for loss in there.losses}
+        assert "/agent/name" in lost
+        assert "/steps" in lost
+
+
+def _fixtures() -> list[Path]:
+    found = sorted((ROOT / "tests" / "fixtures").glob("*.min.json"))
+    found += sorted((ROOT / "tests" / "fixtures" / "upstream").rglob("*.json"))
+    from agentruns.detect import detect
+
+    return [
+        p
+        for p in found
+        if "schema" not in p.name and detect(json.loads(p.read_text())).format is not None
+    ]
+
+
+@pytest.mark.parametrize("path", _fixtures(), ids=lambda p: p.name)
+def test_atif_written_from_any_record_is_accepted_by_the_atif_package(path: Path) -> None:
+    from agentruns.detect import MODELS, detect
+
+    found = detect(json.loads(path.read_text())).format
+    assert found is not None
+    record = MODELS[found].model_validate_json(path.read_bytes())
+    written = convert(record, AtifTrajectory).target.model_dump_json()
+    atif.Trajectory.model_validate_json(written)
+
+
+def test_steps_from_other_formats_group_into_turns() -> None:
+    steps = (
+        RunStep(kind="thought", message="plan"),
+        RunStep(kind="message", message="doing it"),
+        RunStep(kind="tool_call", name="ls", call_id="c1", input={}, output="x"),
+        RunStep(kind="tool_call", name="cat", call_id="c2", input={"p": 1}),
+        RunStep(kind="message", message="done"),
+    )
+    document = json.loads(from_canonical(Run(steps=steps), AtifTrajectory).record.model_dump_json())
+    turns = document["steps"]
+    assert [t["step_id"] for t in turns] == [1, 2]
+    assert turns[0]["reasoning_content"] == "plan"
+    assert [c["tool_call_id"] for c in turns[0]["tool_calls"]] == ["c1", "c2"]
+    assert turns[0]["observation"] == {"results": [{"source_call_id": "c1", "content": "x"}]}
+    assert turns[1]["message"] == "done"
+    assert _atif_accepts(document)
+
+
+@given(st.data())
+@_SETTINGS
+def test_any_trajectory_atif_accepts_reads_and_writes_back_as_it_was(data: st.DataObject) -> None:
+    document = data.draw(TRAJECTORIES)
+    _strip_shared_nulls(document)
+    record = _trajectory(document)
+    assert from_canonical(ATIF.read(record), AtifTrajectory).record == record
+
+
+def _strip_shared_nulls(document: dict[str, Any]) -> None:
+    """The written form of the fields ATIF shares with other formats: no null (see
+    ``agentruns.formats.atif``)."""
+    for key in ("session_id", "extra", "final_metrics", "subagent_trajectories"):
+        if document.get(key, 0) is None:
+            del document[key]
+    agent = document["agent"]
+    if agent.get("model_name", 0) is None:
+        del agent["model_name"]
+    metrics = document.get("final_metrics")
+    if isinstance(metrics, dict):
+        for key in [k for k, v in metrics.items() if v is None and k != "total_steps"]:
+            del metrics[key]
+        if not metrics:
+            del document["final_metrics"]
+    for sub in document.get("subagent_trajectories") or []:
+        _strip_shared_nulls(sub)
