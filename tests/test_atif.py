@@ -19,30 +19,13 @@ from agentruns import Run, RunStep, convert, from_canonical
 from agentruns.formats.atif import ATIF, RAW_STEP
 from agentruns.models import AtifTrajectory
 from codegen.derive_atif import derive
+from tests.fidelity.atif import as_atif_checks, generation_schema, written_form
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURE = ROOT / "tests" / "fixtures" / "atif.min.json"
 SCHEMA: dict[str, Any] = json.loads((ROOT / "schemas" / "atif-trajectory.schema.json").read_text())
 
 
-def _one_level(schema: dict[str, Any]) -> dict[str, Any]:
-    """The schema with embedded trajectories one level deep (hypothesis-jsonschema cannot
-    generate from a recursive ``$ref``): an embedded trajectory embeds none. The validators'
-    rules are left to ``_as_atif_checks`` (generating under them is ten times slower); the
-    refusal tests below check each rule."""
-    schema = json.loads(json.dumps(schema))
-    for name in ("AtifStep", "AtifContentPart", "AtifSubagentTrajectoryRef"):
-        del schema["definitions"][name]["allOf"]
-    inner = json.loads(json.dumps(schema))
-    del inner["properties"]["subagent_trajectories"]
-    for key in ("$schema", "definitions", "allOf"):
-        inner.pop(key, None)
-    outer: dict[str, Any] = json.loads(json.dumps(schema))
-    outer["properties"]["subagent_trajectories"]["anyOf"][0]["items"] = inner
-    return outer
-
-
-GENERATION = _one_level(SCHEMA)
 EXAMPLES = int(os.environ.get("AGENTRUNS_PROPERTY_EXAMPLES", "25"))
 _SETTINGS = settings(
     max_examples=EXAMPLES,
@@ -90,64 +73,7 @@ def _model_accepts(document: Any) -> bool:
     return True
 
 
-_AGENT_ONLY = ("model_name", "reasoning_effort", "reasoning_content", "tool_calls", "metrics")
-
-
-def _parts_valid(parts: Any) -> None:
-    """Content parts as the validators want them: text with text, media with their source."""
-    if not isinstance(parts, list):
-        return
-    for i, part in enumerate(parts):
-        kind = part["type"]
-        source = part.get("source")
-        media = source.get("media_type", "") if isinstance(source, dict) else ""
-        if kind == "text" or not media.startswith(f"{kind}/"):
-            parts[i] = {"type": "text", "text": part.get("text") or "t"}
-        else:
-            part.pop("text", None)
-
-
-def _as_atif_checks(document: Any) -> Any:
-    """The trajectory with the validators' rules made true (agent-only fields, content
-    parts, resolvable subagent references), and what no JSON Schema can say: step ids
-    counting from 1, results naming calls of their own step, unique embedded ids, timestamps
-    ``datetime.fromisoformat`` reads (the manifest lists these differences)."""
-    if not isinstance(document, dict):
-        return document
-    for number, step in enumerate(document.get("steps") or [], 1):
-        if not isinstance(step, dict):
-            continue
-        step["step_id"] = number
-        if step["source"] != "agent":
-            for name in _AGENT_ONLY:
-                step.pop(name, None)
-        elif step.get("llm_call_count") == 0:
-            step.pop("metrics", None)
-            step.pop("reasoning_content", None)
-        _parts_valid(step["message"])
-        for result in (step.get("observation") or {}).get("results") or []:
-            _parts_valid(result.get("content"))
-            for ref in result.get("subagent_trajectory_ref") or []:
-                if ref.get("trajectory_id") is None and ref.get("trajectory_path") is None:
-                    ref["trajectory_path"] = "p"
-        if "timestamp" in step and isinstance(step["timestamp"], str):
-            step["timestamp"] = "2026-01-01T00:00:00Z"
-        calls = {c.get("tool_call_id") for c in step.get("tool_calls") or [] if isinstance(c, dict)}
-        observation = step.get("observation")
-        if isinstance(observation, dict):
-            for result in observation.get("results") or []:
-                if isinstance(result, dict) and result.get("source_call_id") not in calls:
-                    result.pop("source_call_id", None)
-    subs = document.get("subagent_trajectories")
-    if isinstance(subs, list):
-        for i, sub in enumerate(subs):
-            _as_atif_checks(sub)
-            if isinstance(sub, dict) and isinstance(sub.get("trajectory_id"), str):
-                sub["trajectory_id"] = f"sub-{i}"
-    return document
-
-
-TRAJECTORIES = from_schema(GENERATION).map(_as_atif_checks)
+TRAJECTORIES = from_schema(generation_schema(SCHEMA)).map(as_atif_checks)
 
 
 def test_the_model_accepts_what_the_atif_package_accepts() -> None:
@@ -352,25 +278,54 @@ def test_steps_from_other_formats_group_into_turns() -> None:
 @_SETTINGS
 def test_any_trajectory_atif_accepts_reads_and_writes_back_as_it_was(data: st.DataObject) -> None:
     document = data.draw(TRAJECTORIES)
-    _strip_shared_nulls(document)
+    written_form(document)
     record = _trajectory(document)
     assert from_canonical(ATIF.read(record), AtifTrajectory).record == record
 
 
-def _strip_shared_nulls(document: dict[str, Any]) -> None:
-    """The written form of the fields ATIF shares with other formats: no null (see
-    ``agentruns.formats.atif``)."""
-    for key in ("session_id", "extra", "final_metrics", "subagent_trajectories"):
-        if document.get(key, 0) is None:
-            del document[key]
-    agent = document["agent"]
-    if agent.get("model_name", 0) is None:
-        del agent["model_name"]
-    metrics = document.get("final_metrics")
-    if isinstance(metrics, dict):
-        for key in [k for k, v in metrics.items() if v is None and k != "total_steps"]:
-            del metrics[key]
-        if not metrics:
-            del document["final_metrics"]
-    for sub in document.get("subagent_trajectories") or []:
-        _strip_shared_nulls(sub)
+@pytest.mark.parametrize("source", ["agentrun", "cortex", "portable", "atif"])
+def test_atif_written_from_any_generated_record_is_accepted_by_the_atif_package(
+    source: str,
+) -> None:
+    from tests.test_conversion_properties import records
+
+    @_SETTINGS
+    @given(records(source))
+    def check(record: Any) -> None:
+        written = convert(record, AtifTrajectory).target.model_dump_json()
+        assert _atif_accepts(json.loads(written)), written[:500]
+
+    check()
+
+
+def test_subagents_with_one_id_get_distinct_ids() -> None:
+    subagents = (Run(run_id="same"), Run(run_id="same"), Run(trajectory_id="same-2"))
+    written = from_canonical(Run(subagents=subagents), AtifTrajectory)
+    document = json.loads(written.record.model_dump_json())
+    ids = [sub["trajectory_id"] for sub in document["subagent_trajectories"]]
+    assert len(set(ids)) == 3
+    assert ids[2] == "same-2"
+    assert _atif_accepts(document)
+
+
+def test_a_claude_session_with_a_subagent_imports_as_a_trajectory_atif_accepts(
+    tmp_path: Path,
+) -> None:
+    from click.testing import CliRunner
+
+    from agentruns.cli import main
+
+    session = ROOT / "tests/fixtures/upstream/agent-logs/claude-session/spotter-subagent.jsonl"
+    out = tmp_path / "trajectory.json"
+    result = CliRunner().invoke(main, ["import", "--to", "atif", "-o", str(out), str(session)])
+    assert result.exit_code == 0, result.output
+    document = json.loads(out.read_bytes())
+    assert _atif_accepts(document)
+    [sub] = document["subagent_trajectories"]
+    refs = [
+        ref
+        for step in document["steps"]
+        for result_ in (step.get("observation") or {}).get("results", [])
+        for ref in result_.get("subagent_trajectory_ref") or []
+    ]
+    assert refs == [{"trajectory_id": sub["trajectory_id"]}]

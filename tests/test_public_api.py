@@ -231,6 +231,18 @@ PUBLIC: dict[str, list[str]] = {
         "RAW_STEP",
         "TRAJECTORY",
     ],
+    "agentruns.otlp": [
+        "Collector",
+        "MissingOtel",
+        "RUN_ATTRIBUTES",
+        "SCHEMA_URL",
+        "TracesFile",
+        "otlp_document",
+        "place_of",
+        "require_otel",
+        "resource_spans",
+        "traces_data",
+    ],
     "agentruns.formats.cortex": [
         "CARRY_EVENT",
         "CORTEX",

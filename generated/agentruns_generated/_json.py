@@ -13,6 +13,7 @@ exactly what its schema accepts. The JSON Schema the models publish is unchanged
 from __future__ import annotations
 
 import re
+import sys
 from collections.abc import Callable, Mapping
 from datetime import date, datetime
 from functools import cache
@@ -78,6 +79,20 @@ class JsonModel(BaseModel):
         serialize_by_alias=True,
         protected_namespaces=(),
     )
+
+    @classmethod
+    def __get_pydantic_json_schema__(
+        cls, core: core_schema.CoreSchema, handler: GetJsonSchemaHandler
+    ) -> JsonSchemaValue:
+        """The model's JSON Schema, its rules (``allOf``) stated without the references
+        pydantic cannot resolve (see ``published``)."""
+        json_schema = handler(core)
+        target = handler.resolve_ref_schema(json_schema)
+        rules = target.get("allOf")
+        if isinstance(rules, list):
+            refs = getattr(sys.modules.get(cls.__module__), "SCHEMA_REFS", _NO_REFS)
+            target["allOf"] = [published(rule, refs) for rule in rules]
+        return json_schema
 
 
 # The types below are built from pydantic-core's own validators, so validating a record runs
@@ -773,7 +788,52 @@ class SchemaRule:
     def __get_pydantic_json_schema__(
         self, schema: core_schema.CoreSchema, handler: GetJsonSchemaHandler
     ) -> JsonSchemaValue:
-        return {"allOf": [handler(schema), self.schema]}
+        return {"allOf": [handler(schema), published(self.schema, self.refs)]}
+
+
+_PUBLISHED_NODES = 20_000
+"""How many schema objects a rule may grow to when its references are written out."""
+_DATA_KEYWORDS = frozenset({"enum", "const", "default", "examples"})
+_SCHEMA_MAPS = frozenset(
+    {"properties", "patternProperties", "definitions", "$defs", "dependencies", "dependentSchemas"}
+)
+"""Keywords whose value maps names (which may look like keywords) to schemas."""
+
+
+def published(rule: object, refs: Refs) -> object:
+    """A rule as the model's JSON Schema states it: each ``$ref`` written out as what it names.
+
+    A rule's references point into the source schema (``SCHEMA_REFS``), which the model's
+    JSON Schema does not contain; pydantic refuses a reference it did not make. A reference
+    that would recur, or that would grow the rule past ``_PUBLISHED_NODES``, is stated as
+    ``{}`` (any value): the published rule is then looser than the one enforced, never
+    stricter.
+    """
+    budget = [_PUBLISHED_NODES]
+
+    def out(node: object, chain: tuple[str, ...]) -> object:
+        budget[0] -= 1
+        if isinstance(node, list):
+            return [out(item, chain) for item in node]
+        if not isinstance(node, dict):
+            return node
+        ref = node.get("$ref")
+        if isinstance(ref, str):
+            key = ref[1:] if ref.startswith("#") else ref
+            if key in chain or key not in refs or budget[0] <= 0:
+                return {}
+            return out(refs[key], (*chain, key))
+        found: dict[str, object] = {}
+        for key, value in node.items():
+            if key in _DATA_KEYWORDS:
+                found[key] = value
+            elif key in _SCHEMA_MAPS and isinstance(value, dict):
+                found[key] = {name: out(sub, chain) for name, sub in value.items()}
+            else:
+                found[key] = out(value, chain)
+        return found
+
+    return out(rule, ())
 
 
 def _enforce(document: object, rule: object, refs: Refs) -> None:

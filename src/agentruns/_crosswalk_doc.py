@@ -58,6 +58,7 @@ def _canonical(row: Row[Any, Any], part: Crosswalk[Any, Any]) -> str:
 
 def render() -> str:
     from agentruns.formats import BUILT_IN
+    from agentruns.otlp import place_of
 
     formats = list(BUILT_IN)  # the document is about the formats agentruns ships
     places = {fmt.name: _places(fmt) for fmt in formats}
@@ -72,10 +73,16 @@ def render() -> str:
             "",
             "| "
             + " | ".join(
-                [f"{fmt.name}", "canonical", "written from the run", *(o.name for o in others)]
+                [
+                    f"{fmt.name}",
+                    "canonical",
+                    "written from the run",
+                    *(o.name for o in others),
+                    "otlp (export)",
+                ]
             )
             + " |",
-            "|" + "---|" * (3 + len(others)),
+            "|" + "---|" * (4 + len(others)),
         ]
         for part, at in _parts(table, ""):
             for row in part.rows:
@@ -90,6 +97,7 @@ def render() -> str:
                         "—" if row.target is None else places[o.name].get(key, _otherwise(o))
                         for o in others
                     ),
+                    "—" if row.target is None else place_of(*key),
                 ]
                 lines.append("| " + " | ".join(cells) + " |")
             if part.extras is not None:
@@ -99,12 +107,13 @@ def render() -> str:
                     f"`{part.canonical.__name__}.{part.extras.target}`",
                     "as they are (a key naming a declared field is left out)",
                     *(places[o.name].get(key, _otherwise(o)) for o in others),
+                    place_of(*key),
                 ]
                 lines.append("| " + " | ".join(cells) + " |")
             for name, value in part.fixed.items():
                 lines.append(
                     f"| (every `{at or '/'}`) | `{part.canonical.__name__}.{name}` = "
-                    f"`{value!r}` | — |" + " — |" * len(others)
+                    f"`{value!r}` | — |" + " — |" * (len(others) + 1)
                 )
         lines.append("")
     return "\n".join(lines)

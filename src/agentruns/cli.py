@@ -19,7 +19,7 @@ from contextlib import ExitStack
 from functools import partial
 from pathlib import Path
 from types import FrameType
-from typing import IO, NoReturn
+from typing import IO, TYPE_CHECKING, NoReturn
 
 import click
 
@@ -49,6 +49,9 @@ from agentruns.io import (
 )
 from agentruns.schemas import schema_text
 from agentruns_generated._json import JsonValue
+
+if TYPE_CHECKING:
+    from agentruns.otlp import TracesFile
 
 __all__ = [
     "EXIT_INVALID",
@@ -541,7 +544,7 @@ def _reject(raw: Raw, outcome: Outcome, out: IO[bytes] | Output | None, messages
         _write(out, reject_line(raw, outcome.problems), "--rejects")
 
 
-def _write(out: IO[bytes] | Output | Records, data: bytes, name: str) -> None:
+def _write(out: IO[bytes] | Output | Records | TracesFile, data: bytes, name: str) -> None:
     try:
         out.write(data)
     except BrokenPipeError:
@@ -848,18 +851,29 @@ def stats_command(
     sys.exit(EXIT_INVALID if stats.rejected or batch.tally.unreadable else EXIT_OK)
 
 
-@main.command("export", epilog=_EPILOG, short_help="Write runs and steps as Parquet tables.")
+@main.command(
+    "export", epilog=_EPILOG, short_help="Write runs as Parquet tables or OpenTelemetry traces."
+)
 @click.argument("inputs", nargs=-1, required=True)
 @click.option(
     "--to",
     "to",
-    type=click.Choice(["parquet"]),
+    type=click.Choice(["parquet", "otlp"]),
     default="parquet",
     show_default=True,
-    help="Table format.",
+    help="parquet: runs.parquet and steps.parquet in a folder; otlp: OTLP/JSON traces (GenAI "
+    "conventions) in a file (.jsonl: one TracesData per line).",
 )
 @click.option(
-    "-o", "--output", "folder", required=True, help="Folder for runs.parquet and steps.parquet."
+    "-o",
+    "--output",
+    "folder",
+    help="The folder (parquet) or file (otlp; - is stdout) to write. Required but for --endpoint.",
+)
+@click.option(
+    "--endpoint",
+    help="otlp: also post the traces to this OTLP/HTTP collector URL "
+    "(http://localhost:4318/v1/traces).",
 )
 @_format_option("The format to read the records as; auto: the format each record's shape says.")
 @click.option(
@@ -880,7 +894,8 @@ def stats_command(
 def export_command(
     inputs: tuple[str, ...],
     to: str,
-    folder: str,
+    folder: str | None,
+    endpoint: str | None,
     fmt: str,
     jsonl: bool,
     rejects: str | None,
@@ -889,7 +904,18 @@ def export_command(
     jobs: int | None,
 ) -> None:
     """Write runs.parquet (one row per run) and steps.parquet (one row per step, keyed by
-    run_id and index) from records of any format, in row groups (constant memory)."""
+    run_id and index) from records of any format, in row groups (constant memory); or, with
+    --to otlp, every run as an OpenTelemetry trace (an invoke_agent span, execute_tool and
+    chat children, ids derived from the run so a re-export is the same)."""
+    if to == "otlp":
+        _export_otlp(
+            inputs, folder, endpoint, fmt, jsonl, rejects, max_errors, max_record_size, jobs
+        )
+        return
+    if endpoint is not None:
+        raise _Usage("--endpoint posts traces: use it with --to otlp")
+    if folder is None:
+        raise _Usage("-o FOLDER is required (where runs.parquet and steps.parquet go)")
     from agentruns.tables import MissingPyarrow, require_pyarrow
 
     try:
@@ -939,6 +965,95 @@ def export_command(
         + report.summary("--rejects FILE keeps every one; --max-errors 0 prints all")
     )
     sys.exit(EXIT_INVALID if tally.rejected or tally.unreadable else EXIT_OK)
+
+
+def _export_otlp(
+    inputs: tuple[str, ...],
+    output: str | None,
+    endpoint: str | None,
+    fmt: str,
+    jsonl: bool,
+    rejects: str | None,
+    max_errors: int,
+    max_record_size: int,
+    jobs: int | None,
+) -> None:
+    from agentruns.otlp import Collector, MissingOtel, TracesFile, otlp_document, require_otel
+
+    try:
+        require_otel()
+    except MissingOtel as error:
+        raise _Usage(str(error)) from None
+    if output is None and endpoint is None:
+        raise _Usage("-o FILE or --endpoint URL is required (where the traces go)")
+    named = {"-o": output or "-", "--rejects": rejects or "-"}
+    try:
+        refuse_overlaps(inputs, named)
+        collector = Collector(endpoint) if endpoint is not None else None
+    except OutputError as error:
+        raise _Usage(str(error)) from None
+    report = Reporter("text", max_errors, err=True)
+    exported = 0
+    with ExitStack() as stack:
+        out = _open_output(output, stack) if output is not None else None
+        traces = None
+        if out is not None and output is not None:
+            traces = TracesFile(out, lines=writes_lines(output, (), False))
+        reject_out = _open_output(rejects, stack) if rejects else None
+        batch = Batch(
+            partial(otlp_document, fmt=fmt),
+            inputs,
+            layout="jsonl" if jsonl else None,
+            jobs=jobs,
+            max_record_size=max_record_size,
+            on_unreadable=_unreadable,
+        )
+        with batch:
+            for raw, outcome in batch:
+                if outcome.output is None:
+                    _reject(raw, outcome, reject_out, report)
+                    continue
+                if traces is not None:
+                    _write(traces, outcome.output, output or "")
+                if collector is not None:
+                    _post(collector.write, outcome.output)
+                exported += 1
+        if traces is not None:
+            _write_end(traces, output or "")
+        if collector is not None:
+            _post(collector.flush, None)
+        for writer, name in ((out, output), (reject_out, rejects)):
+            if isinstance(writer, Output):
+                _commit(writer, name or "")
+        stack.pop_all()
+    tally = batch.tally
+    where = " and ".join(
+        shown for shown in (output and printable(output), endpoint and printable(endpoint)) if shown
+    )
+    _err(
+        f"{_count(tally.records, 'record')} in: {exported} exported as traces to {where}, "
+        f"{tally.rejected} rejected"
+        + _unreadable_note(tally)
+        + report.summary("--rejects FILE keeps every one; --max-errors 0 prints all")
+    )
+    sys.exit(EXIT_INVALID if tally.rejected or tally.unreadable else EXIT_OK)
+
+
+def _write_end(traces: TracesFile, name: str) -> None:
+    try:
+        traces.finish()
+    except BrokenPipeError:
+        raise
+    except OSError as error:
+        raise _WriteFailed(f"cannot write {name or 'stdout'}: {error.strerror or error}") from None
+
+
+def _post(send: Callable[..., None], spans: bytes | None) -> None:
+    """Send to the collector; a collector that cannot be reached fails the export (74)."""
+    try:
+        send() if spans is None else send(spans)
+    except OutputError as error:
+        raise _WriteFailed(str(error)) from None
 
 
 def _refuse_folder(folder: str) -> None:

@@ -19,7 +19,9 @@ from json_structure import InstanceValidator
 from pydantic import BaseModel, ValidationError
 
 from agentruns import AgentRun, CortexRunJournal, PortableRunRecord
+from agentruns.models import AtifTrajectory
 from codegen.normalize import normalize
+from tests.fidelity.atif import as_atif_checks, generation_schema
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -78,6 +80,9 @@ class Subject:
     oracles: dict[str, Oracle]
     # the source schema, for mutation candidates (enum/const values)
     source_schema: dict[str, Any]
+    # what makes a generated instance valid where the generation schema is looser than the
+    # source (ATIF's validator rules, left out of generation for speed)
+    prepare: Callable[[Any], Any] = lambda instance: instance
 
     @property
     def published(self) -> Oracle:
@@ -114,7 +119,16 @@ def subjects() -> dict[str, Subject]:
     cortex = _load(ROOT / "schemas" / "cortex-run-journal.schema.json")
     structure = _load(ROOT / "schemas" / "agent-run.struct.json")
     translated = _load(ROOT / "generated" / "agentruns_generated" / "agentrun.schema.json")
+    trajectory = _load(ROOT / "schemas" / "atif-trajectory.schema.json")
     return {
+        "atif": Subject(
+            "atif",
+            AtifTrajectory,
+            generation_schema(trajectory),
+            {"jsonschema": json_schema_oracle(trajectory)},
+            trajectory,
+            as_atif_checks,
+        ),
         "portable": Subject(
             "portable",
             PortableRunRecord,

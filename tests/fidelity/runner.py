@@ -162,7 +162,7 @@ def generate_instances(subject: Subject, count: int, seed: int) -> list[Any]:
         suppress_health_check=list(HealthCheck),
         deadline=None,
     )
-    @given(from_schema(subject.generation_schema))
+    @given(from_schema(subject.generation_schema).map(subject.prepare))
     def collect(instance: Any) -> None:
         found.append(instance)
 

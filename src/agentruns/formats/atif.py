@@ -383,13 +383,28 @@ def _valid_turn(doc: dict[str, JsonValue], step_id: int) -> AtifStep:
         return AtifStep.model_validate({"step_id": step_id, "source": "agent", "message": ""})
 
 
-def _subagent_id(sub: Run, position: int) -> str:
-    """An embedded trajectory's id: its own, else its run id, else its position."""
-    if isinstance(sub.trajectory_id, str):
-        return sub.trajectory_id
-    if isinstance(sub.run_id, str) and sub.run_id:
-        return sub.run_id
-    return f"subagent-{position + 1}"
+def _subagent_ids(subagents: tuple[Run, ...]) -> list[str]:
+    """Each embedded trajectory's id, unique among its siblings (atif refuses a repeated one):
+    its own, else its run id, else its position (``subagent-1``); a repeated one gets its
+    position as a suffix."""
+    found: list[str] = []
+    for position, sub in enumerate(subagents):
+        if isinstance(sub.trajectory_id, str) and sub.trajectory_id not in found:
+            found.append(sub.trajectory_id)
+            continue
+        own = sub.trajectory_id if isinstance(sub.trajectory_id, str) else sub.run_id
+        name = own if isinstance(own, str) and own else f"subagent-{position + 1}"
+        while name in found or name in _given_ids(subagents, position):
+            name = f"{name}-{position + 1}"
+        found.append(name)
+    return found
+
+
+def _given_ids(subagents: tuple[Run, ...], before: int) -> set[str]:
+    """The ids later siblings hold themselves (a derived id must not take one)."""
+    return {
+        sub.trajectory_id for sub in subagents[before + 1 :] if isinstance(sub.trajectory_id, str)
+    }
 
 
 def _write_steps(steps: tuple[RunStep, ...] | MISSING, writing: Writing[Run]) -> list[AtifStep]:
@@ -406,8 +421,7 @@ def _write_steps(steps: tuple[RunStep, ...] | MISSING, writing: Writing[Run]) ->
             if isinstance(step.extra, dict)
             for ref in _refs(step.extra.get("subagent_trajectory_ref"))
         }
-        for i, sub in enumerate(subagents):
-            sub_id = _subagent_id(sub, i)
+        for sub, sub_id in zip(subagents, _subagent_ids(subagents), strict=True):
             if isinstance(sub.parent_call_id, str) and sub_id not in referenced:
                 refs[sub.parent_call_id] = sub_id
     return [
@@ -457,20 +471,22 @@ def _read_subagents(found: list[AtifTrajectory] | MISSING | None) -> tuple[Run, 
 def _write_subagents(
     subagents: tuple[Run, ...] | MISSING, writing: Writing[Run]
 ) -> list[AtifTrajectory] | MISSING:
-    """Each subagent an embedded trajectory; one without an id gets its run id, else its
-    position (``subagent-1``...), reported."""
+    """Each subagent an embedded trajectory, with an id unique among its siblings (its own,
+    else its run id, else its position: ``subagent-1``; derived ones reported)."""
     if subagents is MISSING:
         return MISSING
     where = writing.pointer
     written: list[AtifTrajectory] = []
-    for i, sub in enumerate(subagents):
+    for i, (sub, sub_id) in enumerate(zip(subagents, _subagent_ids(subagents), strict=True)):
         own = sub
-        if not isinstance(sub.trajectory_id, str):
-            own = replace(sub, trajectory_id=_subagent_id(sub, i))
-            writing.derive(
-                Derivation(own.trajectory_id, "an embedded trajectory needs an id"),
-                f"{where}/{i}/trajectory_id",
+        if sub.trajectory_id != sub_id:
+            own = replace(sub, trajectory_id=sub_id)
+            reason = (
+                "an embedded trajectory needs an id"
+                if not isinstance(sub.trajectory_id, str)
+                else "an embedded trajectory's id is unique among its siblings"
             )
+            writing.derive(Derivation(sub_id, reason), f"{where}/{i}/trajectory_id")
         written.append(TRAJECTORY.write(own, Writing(own, own, writing.derived), f"{where}/{i}"))
     return written
 
@@ -478,9 +494,11 @@ def _write_subagents(
 # -- conversions the rows name -----------------------------------------------------------------
 
 
-def _version(run: Run) -> Derivation[str]:
-    """``ATIF-v1.8``: ATIF requires a schema version."""
-    return Derivation(ATIF_VERSION, "ATIF requires a schema_version; this writer writes v1.8")
+def _version(value: str | MISSING, writing: Writing[Run]) -> str:
+    """The version the trajectory was read with, else ``ATIF-v1.8``, what this writer
+    writes (the version of the document, not a value of the run: not reported as derived,
+    as cortex's constant ``schema_version`` is not)."""
+    return value if isinstance(value, str) else ATIF_VERSION
 
 
 def _name(value: str | MISSING | None, writing: Writing[Run]) -> str:
@@ -527,12 +545,14 @@ def _write_present(value: T | MISSING, writing: Writing[Any]) -> T | MISSING:
 
 
 def _own_extra(value: dict[str, JsonValue] | MISSING | None) -> dict[str, JsonValue] | MISSING:
-    """The root's ``extra``, without a carried payload."""
+    """The root's ``extra``, without a carried payload (an ``extra`` that only carries is
+    none of the run's own)."""
     if not isinstance(value, dict):
         return MISSING
     carried = value.get(CARRY_KEY)
     if carried is not None and is_carry(carried):
-        return {key: item for key, item in value.items() if key != CARRY_KEY}
+        own = {key: item for key, item in value.items() if key != CARRY_KEY}
+        return own or MISSING
     return value
 
 
@@ -609,12 +629,7 @@ del F
 TRAJECTORY = Crosswalk(AtifTrajectory, Run)
 """A trajectory is the run, turn by turn, with its subagents' trajectories embedded."""
 R = TRAJECTORY
-R.convert(
-    R.field(lambda t: t.schema_version),
-    R.to(lambda run: run.atif_version),
-    kept,
-    required(_version),
-)
+R.convert(R.field(lambda t: t.schema_version), R.to(lambda run: run.atif_version), kept, _version)
 R.convert(R.field(lambda t: t.session_id), R.to(lambda run: run.run_id), _present, _write_present)
 R.same(R.field(lambda t: t.trajectory_id), R.to(lambda run: run.trajectory_id))
 R.nested(R.field(lambda t: t.agent), AGENT, always=True)
