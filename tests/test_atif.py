@@ -4,13 +4,12 @@ with the ``atif`` package, and trajectories convert to every format and back."""
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 from typing import Any
 
 import atif
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 from hypothesis_jsonschema import from_schema
 from pydantic import MISSING, ValidationError
@@ -19,21 +18,12 @@ from agentruns import Run, RunStep, convert, from_canonical
 from agentruns.formats.atif import ATIF, RAW_STEP
 from agentruns.models import AtifTrajectory
 from codegen.derive_atif import derive
+from tests._settings import PROPERTY_SETTINGS as _SETTINGS
 from tests.fidelity.atif import as_atif_checks, generation_schema, written_form
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURE = ROOT / "tests" / "fixtures" / "atif.min.json"
 SCHEMA: dict[str, Any] = json.loads((ROOT / "schemas" / "atif-trajectory.schema.json").read_text())
-
-
-EXAMPLES = int(os.environ.get("AGENTRUNS_PROPERTY_EXAMPLES", "25"))
-_SETTINGS = settings(
-    max_examples=EXAMPLES,
-    deadline=None,
-    database=None,
-    suppress_health_check=list(HealthCheck),
-    derandomize="AGENTRUNS_PROPERTY_EXAMPLES" not in os.environ,
-)
 
 
 def _trajectory(document: dict[str, Any]) -> AtifTrajectory:
@@ -216,21 +206,22 @@ def test_a_null_elsewhere_is_kept() -> None:
 def test_a_harbor_trajectory_converts_and_comes_back_with_every_value_back_or_reported(
     to: str,
 ) -> None:
-    record = _trajectory(json.loads(FIXTURE.read_text()))
+    from tests.test_conversion_properties import covered, differences, without_carry
+
+    original = json.loads(FIXTURE.read_text())
+    record = _trajectory(original)
     there = convert(record, to)
     back = convert(there.target, AtifTrajectory)
-    document = json.loads(back.target.model_dump_json())
-    extra = document.get("extra", {})
-    extra.pop("x-agentruns-carry", None)
-    if extra == {}:
-        document.pop("extra", None)
+    returned = without_carry(json.loads(back.target.model_dump_json()), original)
     if not there.losses:
-        assert document == json.loads(FIXTURE.read_text())
-    else:
-        assert to == "portable"  # the one format with no free-form place
-        lost = {loss.pointer for loss in there.losses}
-        assert "/agent/name" in lost
-        assert "/steps" in lost
+        assert returned == original
+        return
+    assert to == "portable"  # the one format with no free-form place
+    lost = {loss.pointer for loss in there.losses}
+    rederived = {d.pointer for d in back.derived}
+    for pointer in differences(original, returned):
+        assert covered(pointer, lost | rederived), f"unreported loss at {pointer}"
+    assert {"/agent/name", "/steps", "/subagent_trajectories"} <= lost
 
 
 def _fixtures() -> list[Path]:

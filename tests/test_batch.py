@@ -15,26 +15,19 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from agentruns._workers import available_cpus
 from agentruns.batch import Batch, Outcome, convert_document, validate_document
 from agentruns.io import Raw
+from tests._settings import PROPERTY_SETTINGS as _SETTINGS
 
 FIXTURES = Path(__file__).parent / "fixtures"
 VALID = {
     name: json.dumps(json.loads((FIXTURES / f"{name}.min.json").read_text()))
     for name in ("portable", "cortex", "agentrun")
 }
-EXAMPLES = int(os.environ.get("AGENTRUNS_PROPERTY_EXAMPLES", "25"))
-_SETTINGS = settings(
-    max_examples=EXAMPLES,
-    deadline=None,
-    database=None,
-    suppress_health_check=list(HealthCheck),
-    derandomize="AGENTRUNS_PROPERTY_EXAMPLES" not in os.environ,
-)
 
 # -- hostile record families ----------------------------------------------------------------
 

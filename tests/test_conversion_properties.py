@@ -4,25 +4,23 @@ valid per the schema oracles."""
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Callable
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 from hypothesis_jsonschema import from_schema
 from pydantic import BaseModel
 
 from agentruns import convert, from_canonical, to_canonical
 from agentruns.formats import BUILT_IN
+from tests._settings import PROPERTY_SETTINGS as _SETTINGS
 from tests.fidelity.atif import written_form
 from tests.fidelity.oracles import subjects
 
 MODELS: dict[str, type[BaseModel]] = {fmt.name: fmt.model for fmt in BUILT_IN}
 DIRECTIONS = [(s, t) for s in MODELS for t in MODELS if s != t]
-# CI runs a bounded number; a long local run: AGENTRUNS_PROPERTY_EXAMPLES=1000 pytest ...
-EXAMPLES = int(os.environ.get("AGENTRUNS_PROPERTY_EXAMPLES", "25"))
 
 
 # A format whose reader takes two spellings as one value: its records as it writes them
@@ -109,17 +107,6 @@ def covered(pointer: str, by: set[str]) -> bool:
         p == "" or pointer == p or pointer.startswith(p + "/") or p.startswith(pointer + "/")
         for p in by
     )
-
-
-_SETTINGS = settings(
-    max_examples=EXAMPLES,
-    deadline=None,
-    database=None,
-    suppress_health_check=list(HealthCheck),
-    # CI runs the same examples every time (a red build is reproducible); a long local run
-    # (AGENTRUNS_PROPERTY_EXAMPLES set) explores new ones.
-    derandomize="AGENTRUNS_PROPERTY_EXAMPLES" not in os.environ,
-)
 
 
 @pytest.mark.parametrize("name", sorted(MODELS))

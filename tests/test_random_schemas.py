@@ -10,12 +10,11 @@ from __future__ import annotations
 
 import itertools
 import json
-import os
 from pathlib import Path
 from typing import Any
 
 import jsonschema
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 from pydantic import TypeAdapter, ValidationError
 
@@ -23,9 +22,9 @@ from codegen.diagnostics import CodegenError
 from codegen.driver import ModelSource
 from codegen.pipeline import model_source
 from tests._load import load_module
+from tests._settings import PROPERTY_SETTINGS
 
 D7 = "http://json-schema.org/draft-07/schema#"
-EXAMPLES = int(os.environ.get("AGENTRUNS_PROPERTY_EXAMPLES", "20"))
 _COUNTER = itertools.count()
 
 small_ints = st.integers(-3, 3)
@@ -91,14 +90,6 @@ def _combine(inner: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
 
 
 schemas = st.recursive(leaves, _combine, max_leaves=5)
-
-PROPERTY_SETTINGS = settings(
-    max_examples=EXAMPLES,
-    deadline=None,
-    database=None,
-    suppress_health_check=list(HealthCheck),
-    derandomize="AGENTRUNS_PROPERTY_EXAMPLES" not in os.environ,
-)
 
 
 def _model(schema: dict[str, Any], workdir: Path) -> Any:

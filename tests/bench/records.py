@@ -126,7 +126,68 @@ def agentrun(rng: random.Random, index: int, scale: float = 1.0) -> dict[str, An
     }
 
 
-GENERATORS = {"portable": portable, "cortex": cortex, "agentrun": agentrun}
+def atif(rng: random.Random, index: int, scale: float = 1.0) -> dict[str, Any]:
+    """A Harbor trajectory: a user turn, then agent turns of reasoning, a message, tool calls
+    and their results, with per-turn metrics."""
+    base = datetime(2026, 10, 16, tzinfo=UTC) + timedelta(minutes=index)
+    turns = max(1, int(rng.randint(5, 30) * scale))
+    steps: list[dict[str, Any]] = [
+        {"step_id": 1, "timestamp": _stamp(base), "source": "user", "message": _text(rng, 40)}
+    ]
+    for turn in range(turns):
+        calls = [
+            {
+                "tool_call_id": f"call_{turn}_{k}",
+                "function_name": rng.choice(_TOOLS),
+                "arguments": {"command": _text(rng, 8), "timeout": rng.randint(1, 600)},
+            }
+            for k in range(rng.randint(0, 3))
+        ]
+        step: dict[str, Any] = {
+            "step_id": turn + 2,
+            "timestamp": _stamp(_time(rng, base)),
+            "source": "agent",
+            "model_name": "claude-sonnet-4-6",
+            "message": _text(rng, rng.randint(0, 60)),
+            "reasoning_content": _text(rng, rng.randint(10, 80)),
+        }
+        if calls:
+            step["tool_calls"] = calls
+            step["observation"] = {
+                "results": [
+                    {
+                        "source_call_id": c["tool_call_id"],
+                        "content": _text(rng, rng.randint(20, 300)),
+                    }
+                    for c in calls
+                ]
+            }
+        step["metrics"] = {
+            "prompt_tokens": rng.randint(1_000, 50_000),
+            "completion_tokens": rng.randint(10, 2_000),
+            "cached_tokens": rng.randint(0, 1_000),
+            "cost_usd": round(rng.random() / 100, 6),
+        }
+        steps.append(step)
+    return {
+        "schema_version": "ATIF-v1.8",
+        "session_id": f"sess-{index:08d}",
+        "agent": {"name": "terminus-2", "version": "2.1.0", "model_name": "claude-sonnet-4-6"},
+        "steps": steps,
+        "final_metrics": {
+            "total_prompt_tokens": rng.randint(10_000, 500_000),
+            "total_completion_tokens": rng.randint(100, 20_000),
+            "total_cost_usd": round(rng.random(), 4),
+            "total_steps": len(steps),
+        },
+    }
+
+
+def _stamp(at: datetime) -> str:
+    return at.isoformat().replace("+00:00", "Z")
+
+
+GENERATORS = {"portable": portable, "cortex": cortex, "agentrun": agentrun, "atif": atif}
 
 
 def lines(fmt: str, count: int, seed: int = 0, scale: float = 1.0) -> Iterator[str]:
