@@ -320,3 +320,16 @@ def test_a_claude_session_with_a_subagent_imports_as_a_trajectory_atif_accepts(
         for ref in result_.get("subagent_trajectory_ref") or []
     ]
     assert refs == [{"trajectory_id": sub["trajectory_id"]}]
+
+
+def test_turns_cut_reordered_and_nulled_read_and_write_back_as_they_were() -> None:
+    from tests.test_batch import odd_atif_turns
+
+    @_SETTINGS
+    @given(odd_atif_turns())
+    def check(text: str) -> None:
+        record = AtifTrajectory.model_validate_json(text)
+        assert from_canonical(ATIF.read(record), AtifTrajectory).record == record
+        assert convert(record, AtifTrajectory, strict=True).target is record
+
+    check()

@@ -26,7 +26,7 @@ from tests._settings import PROPERTY_SETTINGS as _SETTINGS
 FIXTURES = Path(__file__).parent / "fixtures"
 VALID = {
     name: json.dumps(json.loads((FIXTURES / f"{name}.min.json").read_text()))
-    for name in ("portable", "cortex", "agentrun")
+    for name in ("portable", "cortex", "agentrun", "atif")
 }
 
 # -- hostile record families ----------------------------------------------------------------
@@ -60,6 +60,37 @@ def foreign_carry(draw: st.DrawFn) -> str:
 
 
 @st.composite
+def foreign_atif_carry(draw: st.DrawFn) -> str:
+    """An ATIF trajectory whose root ``extra`` holds the reserved name, with any value."""
+    document = json.loads(VALID["atif"])
+    document["extra"] = {"x-agentruns-carry": draw(json_values), "k": draw(json_values)}
+    return json.dumps(document)
+
+
+@st.composite
+def odd_atif_turns(draw: st.DrawFn) -> str:
+    """An ATIF trajectory whose turns are cut, repeated and reordered: results before or
+    without their calls, calls without results, nulls where values were."""
+    document = json.loads(VALID["atif"])
+    turns = document["steps"]
+    chosen = draw(st.lists(st.sampled_from(turns), min_size=1, max_size=6))
+    steps = []
+    for number, turn in enumerate(chosen, 1):
+        turn = json.loads(json.dumps(turn))
+        turn["step_id"] = number
+        results = (turn.get("observation") or {}).get("results")
+        if results and draw(st.booleans()):
+            results.reverse()
+        if turn.get("tool_calls") and draw(st.booleans()):
+            turn["tool_calls"] = turn["tool_calls"][:1]
+        for key in draw(st.lists(st.sampled_from(["timestamp", "metrics", "extra"]), max_size=2)):
+            turn[key] = None
+        steps.append(turn)
+    document["steps"] = steps
+    return json.dumps(document)
+
+
+@st.composite
 def colliding_event_extras(draw: st.DrawFn) -> str:
     """A cortex record whose event has extras named like declared or canonical fields."""
     document = json.loads(VALID["cortex"])
@@ -73,13 +104,15 @@ def lone_surrogate(draw: st.DrawFn) -> str:
     name = draw(st.sampled_from(sorted(VALID)))
     code = draw(st.integers(0xD800, 0xDFFF))
     document = json.loads(VALID[name])
-    key = {"portable": "prompt", "cortex": "run_id", "agentrun": "goal"}[name]
+    key = {"portable": "prompt", "cortex": "run_id", "agentrun": "goal", "atif": "session_id"}[name]
     document[key] = "ok"
     return json.dumps(document).replace('"ok"', f'"a\\u{code:04x}b"', 1)
 
 
 hostile = st.one_of(
     foreign_carry(),
+    foreign_atif_carry(),
+    odd_atif_turns(),
     colliding_event_extras(),
     lone_surrogate(),
     json_values.map(json.dumps),
