@@ -231,6 +231,10 @@ PUBLIC: dict[str, list[str]] = {
         "RAW_STEP",
         "TRAJECTORY",
     ],
+    "agentruns.engine": [
+        "Outputs",
+        "drive",
+    ],
     "agentruns.otlp": [
         "Collector",
         "MissingOtel",

@@ -39,6 +39,7 @@ from agentruns.batch import (
     validate_document,
 )
 from agentruns.detect import MODELS, detect
+from agentruns.engine import Outputs, drive
 from agentruns.errors import InputError, OutputError, RecordError
 from agentruns.io import (
     MAX_RECORD_SIZE,
@@ -351,19 +352,13 @@ def validate_command(
     With no FILE, or FILE -, standard input is read.
     """
     report = Reporter(shape, max_errors, quiet)
-    batch = Batch(
-        partial(validate_document, fmt=fmt),
-        files or ("-",),
-        layout="jsonl" if jsonl else None,
-        jobs=jobs,
-        max_record_size=max_record_size,
-        on_unreadable=_unreadable,
-    )
-    with batch, _shown(_progress(quiet, "validated", files or ("-",))) as progress:
-        for raw, outcome in batch:
-            _tick(progress, raw)
-            _say_problems(report, "invalid", raw, outcome)
-    tally = batch.tally
+    inputs = files or ("-",)
+    with _shown(_progress(quiet, "validated", inputs)) as progress:
+        tally = drive(
+            _batch(partial(validate_document, fmt=fmt), inputs, jsonl, jobs, max_record_size),
+            rejected=partial(_say_problems, report, "invalid"),
+            each=partial(_tick, progress),
+        )
     formats = ", ".join(f"{n} {c}" for n, c in sorted(tally.by_format.items()))
     _err(
         f"{_count(tally.records, 'record')}: {tally.accepted} valid, {tally.rejected} invalid"
@@ -456,20 +451,15 @@ def convert_command(
     Rejects (and, with --output-format json or github, each lost value) are reported on
     standard error.
     """
-    layout: Layout | None = "jsonl" if jsonl else None
-    lines_out = writes_lines(output, inputs, jsonl)
-    named = {"-o": output, "--rejects": rejects or "-", "--losses": losses or "-"}
-    try:
-        refuse_overlaps(inputs, named)  # before anything is read or written
-    except OutputError as error:
-        raise _Usage(str(error)) from None
     messages = Reporter(shape, max_errors, quiet, err=True)
-    with ExitStack() as stack:
-        out = _open_output(output, stack)
-        records = Records(out, lines=lines_out)
-        reject_out = _open_output(rejects, stack) if rejects else None
-        loss_out = _open_output(losses, stack) if losses else None
-        each_loss = shape != "text"
+    each_loss = shape != "text"
+    converted = 0
+    with _outputs(inputs, {"-o": output, "--rejects": rejects, "--losses": losses}) as outputs:
+        out = _opened(outputs, "-o")
+        assert out is not None
+        records = Records(out, lines=writes_lines(output, inputs, jsonl))
+        reject_out = _opened(outputs, "--rejects")
+        loss_out = _opened(outputs, "--losses")
         work = partial(
             convert_document,
             to=to,
@@ -477,37 +467,30 @@ def convert_command(
             strict=strict,
             report=loss_out is not None or each_loss,
         )
-        batch = Batch(
-            work,
-            inputs,
-            layout=layout,
-            jobs=jobs,
-            max_record_size=max_record_size,
-            on_unreadable=_unreadable,
-        )
-        converted = 0
-        with batch, _shown(_progress(quiet, "converted", inputs)) as progress:
-            for raw, outcome in batch:
-                _tick(progress, raw)
-                if outcome.output is None:
-                    _reject(raw, outcome, reject_out, messages)
-                    continue
-                try:
-                    _write(records, outcome.output, output)
-                except OutputError as error:
-                    raise _Usage(str(error)) from None
-                converted += 1
-                if outcome.report is not None:
-                    if loss_out is not None:
-                        _write(loss_out, outcome.report, losses or "")
-                    if each_loss:
-                        _say_losses(raw, outcome, messages)
+
+        def accepted(raw: Raw, outcome: Outcome) -> None:
+            nonlocal converted
+            assert outcome.output is not None
+            try:
+                _write(records, outcome.output, output)
+            except OutputError as error:  # a second record for one JSON document
+                raise _Usage(str(error)) from None
+            converted += 1
+            if outcome.report is not None:
+                if loss_out is not None:
+                    _write(loss_out, outcome.report, losses or "")
+                if each_loss:
+                    _say_losses(raw, outcome, messages)
+
+        with _shown(_progress(quiet, "converted", inputs)) as progress:
+            tally = drive(
+                _batch(work, inputs, jsonl, jobs, max_record_size),
+                accepted=accepted,
+                rejected=partial(_reject, out=reject_out, messages=messages),
+                each=partial(_tick, progress),
+            )
         records.finish()
-        for writer, name in ((out, output), (reject_out, rejects), (loss_out, losses)):
-            if isinstance(writer, Output):
-                _commit(writer, name or "")
-        stack.pop_all()
-    tally = batch.tally
+        _commit_all(outputs)
     _err(
         f"{_count(tally.records, 'record')} in: {converted} converted, {tally.rejected} rejected"
         + (
@@ -538,7 +521,9 @@ def _say_losses(raw: Raw, outcome: Outcome, messages: Reporter) -> None:
         )
 
 
-def _reject(raw: Raw, outcome: Outcome, out: IO[bytes] | Output | None, messages: Reporter) -> None:
+def _reject(
+    raw: Raw, outcome: Outcome, *, out: IO[bytes] | Output | None, messages: Reporter
+) -> None:
     _say_problems(messages, "rejected", raw, outcome)
     if out is not None:
         _write(out, reject_line(raw, outcome.problems), "--rejects")
@@ -551,6 +536,47 @@ def _write(out: IO[bytes] | Output | Records | TracesFile, data: bytes, name: st
         raise
     except OSError as error:
         raise _WriteFailed(f"cannot write {name or 'stdout'}: {error.strerror or error}") from None
+
+
+def _batch(
+    work: Callable[[Raw], Outcome],
+    inputs: Sequence[str],
+    jsonl: bool,
+    jobs: int | None,
+    max_record_size: int,
+) -> Batch:
+    return Batch(
+        work,
+        inputs,
+        layout="jsonl" if jsonl else None,
+        jobs=jobs,
+        max_record_size=max_record_size,
+        on_unreadable=_unreadable,
+    )
+
+
+def _outputs(inputs: Sequence[str], named: dict[str, str | None]) -> Outputs:
+    """The run's outputs, refused (a usage error) before anything is read when one is an
+    input or two are one file."""
+    try:
+        return Outputs(inputs, named)
+    except OutputError as error:
+        raise _Usage(str(error)) from None
+
+
+def _opened(outputs: Outputs, flag: str) -> IO[bytes] | Output | None:
+    try:
+        return outputs.open(flag)
+    except OutputError as error:
+        raise _Usage(str(error)) from None
+
+
+def _commit_all(outputs: Outputs) -> None:
+    """Commit every output, after the last point a stop is obeyed at."""
+    try:
+        outputs.commit(before=_stop_point)
+    except OutputError as error:
+        raise _WriteFailed(str(error)) from None
 
 
 def _commit(writer: Output, name: str) -> None:
@@ -827,28 +853,28 @@ def stats_command(
 
     report = Reporter("text", max_errors, err=True)
     stats = RunStats()
-    batch = Batch(
-        partial(stats_document, fmt=fmt),
-        files or ("-",),
-        layout="jsonl" if jsonl else None,
-        jobs=jobs,
-        max_record_size=max_record_size,
-        on_unreadable=_unreadable,
+
+    def rejected(raw: Raw, outcome: Outcome) -> None:
+        stats.rejected += 1
+        _say_problems(report, "invalid", raw, outcome)
+
+    def accepted(raw: Raw, outcome: Outcome) -> None:
+        assert outcome.output is not None
+        stats.add(facts_from(outcome.output))
+
+    inputs = files or ("-",)
+    tally = drive(
+        _batch(partial(stats_document, fmt=fmt), inputs, jsonl, jobs, max_record_size),
+        accepted=accepted,
+        rejected=rejected,
     )
-    with batch:
-        for raw, outcome in batch:
-            if outcome.output is None:
-                stats.rejected += 1
-                _say_problems(report, "invalid", raw, outcome)
-                continue
-            stats.add(facts_from(outcome.output))
     if shape == "json":
         click.echo(json.dumps(stats.as_json(top)))
     else:
         click.echo(render(stats, top))
     if report.held_back:
         _err(report.summary("--max-errors 0 prints all").lstrip("; "))
-    sys.exit(EXIT_INVALID if stats.rejected or batch.tally.unreadable else EXIT_OK)
+    sys.exit(EXIT_INVALID if stats.rejected or tally.unreadable else EXIT_OK)
 
 
 @main.command(
@@ -986,47 +1012,38 @@ def _export_otlp(
         raise _Usage(str(error)) from None
     if output is None and endpoint is None:
         raise _Usage("-o FILE or --endpoint URL is required (where the traces go)")
-    named = {"-o": output or "-", "--rejects": rejects or "-"}
     try:
-        refuse_overlaps(inputs, named)
         collector = Collector(endpoint) if endpoint is not None else None
     except OutputError as error:
         raise _Usage(str(error)) from None
     report = Reporter("text", max_errors, err=True)
     exported = 0
-    with ExitStack() as stack:
-        out = _open_output(output, stack) if output is not None else None
-        traces = None
-        if out is not None and output is not None:
-            traces = TracesFile(out, lines=writes_lines(output, (), False))
-        reject_out = _open_output(rejects, stack) if rejects else None
-        batch = Batch(
-            partial(otlp_document, fmt=fmt),
-            inputs,
-            layout="jsonl" if jsonl else None,
-            jobs=jobs,
-            max_record_size=max_record_size,
-            on_unreadable=_unreadable,
+    with _outputs(inputs, {"-o": output, "--rejects": rejects}) as outputs:
+        out = _opened(outputs, "-o")
+        traces = (
+            None if out is None else TracesFile(out, lines=writes_lines(output or "-", (), False))
         )
-        with batch:
-            for raw, outcome in batch:
-                if outcome.output is None:
-                    _reject(raw, outcome, reject_out, report)
-                    continue
-                if traces is not None:
-                    _write(traces, outcome.output, output or "")
-                if collector is not None:
-                    _post(collector.write, outcome.output)
-                exported += 1
+        reject_out = _opened(outputs, "--rejects")
+
+        def accepted(raw: Raw, outcome: Outcome) -> None:
+            nonlocal exported
+            assert outcome.output is not None
+            if traces is not None:
+                _write(traces, outcome.output, output or "")
+            if collector is not None:
+                _post(collector.write, outcome.output)
+            exported += 1
+
+        tally = drive(
+            _batch(partial(otlp_document, fmt=fmt), inputs, jsonl, jobs, max_record_size),
+            accepted=accepted,
+            rejected=partial(_reject, out=reject_out, messages=report),
+        )
         if traces is not None:
             _write_end(traces, output or "")
         if collector is not None:
             _post(collector.flush, None)
-        for writer, name in ((out, output), (reject_out, rejects)):
-            if isinstance(writer, Output):
-                _commit(writer, name or "")
-        stack.pop_all()
-    tally = batch.tally
+        _commit_all(outputs)
     where = " and ".join(
         shown for shown in (output and printable(output), endpoint and printable(endpoint)) if shown
     )

@@ -1,0 +1,108 @@
+"""The engine of the batch commands, without click: records in, each record's outcome to
+where the command sends it, the outputs committed together at the end or not at all.
+
+``validate``, ``convert``, ``stats`` and ``export --to otlp`` are each one ``drive`` of a
+``Batch`` over their inputs into ``Outputs``: what differs is the work done per record (in
+the batch, inside its error boundary) and what is done with an accepted or a rejected
+outcome. The command line adds options, messages and exit codes; a service gets the same
+behaviour by calling these.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Mapping, Sequence
+from types import TracebackType
+from typing import IO
+
+from agentruns._output import Output, refuse_overlaps
+from agentruns.batch import Batch, Outcome, Tally
+from agentruns.errors import OutputError
+from agentruns.io import Raw
+
+__all__ = [
+    "Outputs",
+    "drive",
+]
+
+Handler = Callable[[Raw, Outcome], object]
+
+
+def _nothing(raw: Raw, outcome: Outcome) -> None:
+    return None
+
+
+def drive(
+    batch: Batch,
+    *,
+    accepted: Handler = _nothing,
+    rejected: Handler = _nothing,
+    each: Callable[[Raw], object] | None = None,
+) -> Tally:
+    """Run the batch: every record's outcome, in input order, to ``accepted`` or
+    ``rejected`` (``each`` sees every record first: a progress display). Returns the tally,
+    which always adds up (records = accepted + rejected)."""
+    with batch:
+        for raw, outcome in batch:
+            if each is not None:
+                each(raw)
+            (accepted if outcome.accepted else rejected)(raw, outcome)
+    return batch.tally
+
+
+class Outputs:
+    """The files one run writes, by the option that names them (``{"-o": path, ...}``).
+
+    Refused before anything is read when one is an input or two are one file
+    (``OutputError``); each regular file written to a temporary file beside it (see
+    ``agentruns._output``); ``-`` is standard output. ``commit`` makes them all appear; an
+    exception or a stop before it leaves every previous file as it was.
+    """
+
+    def __init__(self, inputs: Sequence[str], named: Mapping[str, str | None]) -> None:
+        refuse_overlaps(tuple(inputs), {flag: path or "-" for flag, path in named.items()})
+        self.named = dict(named)
+        self.opened: dict[str, IO[bytes] | Output] = {}
+
+    def open(self, flag: str) -> IO[bytes] | Output | None:
+        """The writer for the output ``flag`` names (None: it names none); ``OutputError``
+        when it cannot be written."""
+        path = self.named.get(flag)
+        if path is None:
+            return None
+        writer: IO[bytes] | Output = sys.stdout.buffer if path == "-" else Output(path)
+        self.opened[flag] = writer
+        return writer
+
+    def commit(self, before: Callable[[], None] | None = None) -> None:
+        """Make every file appear (``before``: called first, a last point to stop at);
+        ``OutputError`` naming the file that could not be written (a full disk), the files
+        not yet committed then left out."""
+        if before is not None:
+            before()
+        for flag, writer in self.opened.items():
+            if isinstance(writer, Output):
+                try:
+                    writer.commit()
+                except OSError as error:
+                    path = self.named.get(flag) or flag
+                    raise OutputError(f"cannot write {path}: {error.strerror or error}") from None
+        self.opened.clear()
+
+    def abort(self) -> None:
+        """Remove every temporary file; the previous files stay as they were."""
+        for writer in self.opened.values():
+            if isinstance(writer, Output):
+                writer.abort()
+        self.opened.clear()
+
+    def __enter__(self) -> Outputs:
+        return self
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self.abort()  # after a commit there is nothing left to abort
