@@ -232,3 +232,19 @@ def test_a_transcript_on_standard_input_is_read_whole_after_recognizing_its_harn
     assert record["run_id"] == "thread-codex-1"
     assert record["framework"] == "codex"
     assert [s["name"] for s in record["steps"] if s["type"] == "tool_call"] == ["command_execution"]
+
+
+def test_import_run_is_the_command_without_click(tmp_path: Path) -> None:
+    from agentruns.transcripts import import_run
+
+    session = (
+        Path(__file__).parent / "fixtures/upstream/agent-logs/claude-session/spotter-subagent.jsonl"
+    )
+    done = import_run([str(session)], "atif")
+    assert done.record is not None
+    assert done.report is not None
+    assert json.loads(done.report)["file"] == [str(session)]
+    missing = import_run([str(tmp_path / "nope.jsonl")], "agentrun")
+    assert missing.record is None
+    assert missing.error
+    assert json.loads(missing.rejected)["line"] == 0

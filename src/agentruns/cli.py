@@ -35,12 +35,11 @@ from agentruns.batch import (
     convert_document,
     read_model,
     reject_line,
-    rejection,
     validate_document,
 )
 from agentruns.detect import MODELS, detect
 from agentruns.engine import Outputs, drive
-from agentruns.errors import InputError, OutputError, RecordError
+from agentruns.errors import InputError, OutputError
 from agentruns.io import (
     MAX_RECORD_SIZE,
     Layout,
@@ -660,12 +659,6 @@ def _set_value(text: str) -> tuple[str, JsonValue]:
     return key, parsed
 
 
-def _import_reject(names: list[str], error: str, problems: tuple[tuple[str, str], ...]) -> bytes:
-    """A --rejects line of import: the run's (first) transcript, why, and each problem."""
-    whole = error if len(names) == 1 else f"{error} (transcripts: {', '.join(names)})"
-    return rejection(names[0] if names else "-", 0, problems, None, whole)
-
-
 def _sidecar(path: str) -> dict[str, JsonValue]:
     try:
         with open(path, "rb") as stream:
@@ -724,7 +717,7 @@ def import_command(
 ) -> None:
     """Make run records from agent transcripts (Claude Code, Codex, Cline, OpenCode)."""
     from agentruns import transcripts as readers
-    from agentruns.transcripts._record import to_record
+    from agentruns.transcripts._importing import import_run
 
     if harness != "auto":
         try:
@@ -739,68 +732,40 @@ def import_command(
         runs: Iterable[list[str]] = _each_session(transcripts)
     else:
         runs = [[name] for name in transcripts] if each else [list(transcripts)]
-    named = {"-o": output, "--rejects": rejects or "-", "--losses": losses or "-"}
+    named: dict[str, str | None] = {"-o": output, "--rejects": rejects, "--losses": losses}
     extra_inputs = [p for p in (sidecar, conversation) if p]
-    try:
-        refuse_overlaps((*transcripts, *extra_inputs), named)
-    except OutputError as error:
-        raise _Usage(str(error)) from None
-    _refuse_sessions_as_outputs(folders, named)
     messages = Reporter("text", max_errors, quiet, err=True)
     made = failed = troubled = 0
-    with ExitStack() as stack:
-        out = _open_output(output, stack)
-        reject_out = _open_output(rejects, stack) if rejects else None
-        loss_out = _open_output(losses, stack) if losses else None
+    with _outputs([*transcripts, *extra_inputs], named) as outputs:
+        _refuse_sessions_as_outputs(folders, {k: v or "-" for k, v in named.items()})
+        out = _opened(outputs, "-o")
+        assert out is not None
+        reject_out = _opened(outputs, "--rejects")
+        loss_out = _opened(outputs, "--losses")
         for names in runs:
-            where = names[0] if len(names) == 1 else f"{names[0]} (+{len(names) - 1} rounds)"
-            try:
-                transcript = readers.load(names, harness, conversation=conversation)
-            except readers.TranscriptError as error:
-                # this run only (a missing file, no harness recognized): the others go on
+            done = import_run(names, to, harness=harness, values=values, conversation=conversation)
+            for note in done.notes:
+                messages.note(note)
+            troubled += bool(done.notes)
+            if done.record is None:
+                # this run only (a missing file, no harness recognized, a refused record):
+                # the others go on
                 failed += 1
-                messages.note(f"{where}: {error}")
+                messages.note(f"{done.where}: {done.error}")
+                for pointer, message in done.problems:
+                    messages.note(f"{done.where}: {pointer or '/'}: {message}")
                 if reject_out is not None:
-                    _write(reject_out, _import_reject(names, str(error), ()), rejects or "")
-                continue
-            for problem in transcript.problems:
-                messages.note(str(problem))
-            troubled += bool(transcript.problems)
-            try:
-                imported = to_record(transcript.run, to, values)
-            except RecordError as error:
-                failed += 1
-                messages.note(f"{where}: {error}")
-                for pointer, message in error.problems:
-                    messages.note(f"{where}: {pointer or '/'}: {message}")
-                if reject_out is not None:
-                    line = _import_reject(names, str(error), error.problems)
-                    _write(reject_out, line, rejects or "")
+                    _write(reject_out, done.rejected, rejects or "")
                 continue
             made += 1
-            for piece in json_chunks(imported.record):  # a record can be tens of MB
+            for piece in json_chunks(done.record):  # a record can be tens of MB
                 _write(out, piece, output)
             _write(out, b"\n", output)
-            if loss_out is not None:
-                report = {
-                    "file": names,
-                    "harness": transcript.harness,
-                    "losses": [{"pointer": x.pointer, "reason": x.reason} for x in imported.losses],
-                    "derived": [
-                        {"pointer": d.pointer, "value": d.value, "reason": d.reason}
-                        for d in imported.derived
-                    ],
-                    "problems": [str(p) for p in transcript.problems],
-                    "skipped": dict(transcript.skipped),
-                }
-                _write(loss_out, json.dumps(report).encode() + b"\n", losses or "")
-        for writer, name in ((out, output), (reject_out, rejects), (loss_out, losses)):
-            if isinstance(writer, Output):
-                if writer is out and not made and writer.replaces:
-                    writer.abort()
-                    continue
-                _commit(writer, name or "")
-        stack.pop_all()
+            if loss_out is not None and done.report is not None:
+                _write(loss_out, done.report, losses or "")
+        if isinstance(out, Output) and not made and out.replaces:
+            out.abort()  # no run: no file (an empty file is no record)
+        _commit_all(outputs)
     count = made + failed
     _err(
         f"{count} run{'s' if count != 1 else ''} from {len(transcripts)} "

@@ -61,12 +61,14 @@ __all__ = [
     "DescriptorError",
     "Message",
     "Problem",
+    "RunImport",
     "Summary",
     "ToolCall",
     "Transcript",
     "TranscriptError",
     "descriptor",
     "detect",
+    "import_run",
     "load",
     "read",
     "sessions",
@@ -587,3 +589,6 @@ def _conversation_tool(event: JsonObject) -> RunStep:
 
 def _message_step(text: str, at: datetime | None) -> RunStep:
     return RunStep(kind="message", message=text, started_at=MISSING if at is None else at)
+
+
+from agentruns.transcripts._importing import RunImport, import_run  # noqa: E402 (uses load)
