@@ -310,3 +310,31 @@ def test_a_schema_description_is_the_fields_description() -> None:
     assert described.startswith("Stable run id.")
     published = CortexRunJournal.model_json_schema()["properties"]["run_id"]
     assert published["description"] == described
+
+
+def test_a_models_rules_are_checked_once_when_its_parent_is_made(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import agentruns_generated._json as runtime
+    import agentruns_generated.atif as atif_models
+
+    checked: list[str] = []
+    check = runtime.check_rules
+
+    def counting(model: Any, refs: Any = runtime._NO_REFS) -> None:
+        checked.append(type(model).__name__)
+        check(model, refs)
+
+    monkeypatch.setattr(atif_models, "check_rules", counting)
+    step = atif_models.AtifStep.model_validate({"step_id": 1, "source": "agent", "message": "x"})
+    agent = atif_models.AtifAgent(name="a", version="1")
+    atif_models.AtifTrajectory(schema_version="ATIF-v1.8", agent=agent, steps=[step, step])
+    assert checked == ["AtifStep", "AtifTrajectory"]
+    with pytest.raises(ValidationError):  # data is still checked, at every level
+        atif_models.AtifTrajectory.model_validate(
+            {
+                "schema_version": "ATIF-v1.8",
+                "agent": {"name": "a", "version": "1"},
+                "steps": [{"step_id": 1, "source": "user", "message": "x", "model_name": "m"}],
+            }
+        )

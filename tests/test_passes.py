@@ -176,6 +176,7 @@ def test_rule_validators_are_added_to_models_with_published_rules_only() -> None
     after = code('''
         from __future__ import annotations
         from agentruns_generated._json import check_rules
+        from pydantic import ModelWrapValidatorHandler
         from pydantic import model_validator
         from typing import Self
 
@@ -184,11 +185,19 @@ def test_rule_validators_are_added_to_models_with_published_rules_only() -> None
             model_config = ConfigDict(json_schema_extra={"allOf": [{"not": {}}]})
             é: int
 
-            @model_validator(mode="after")
-            def _check_schema_rules(self) -> Self:
-                """Enforce the schema rules in this model's ``allOf`` (``not``, if/then/else)."""
-                check_rules(self)
-                return self
+            @model_validator(mode="wrap")
+            @classmethod
+            def _check_schema_rules(
+                cls, value: object, handler: ModelWrapValidatorHandler[Self]
+            ) -> Self:
+                """Enforce the schema rules in this model's ``allOf`` (``not``,
+                if/then/else) on a model made from data; a model given as it is was
+                checked when it was made (pydantic does not validate its fields again
+                either, and its parents would check it once per level)."""
+                model = handler(value)
+                if model is not value:
+                    check_rules(model)
+                return model
 
 
         class B(JsonModel):

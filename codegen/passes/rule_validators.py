@@ -13,11 +13,19 @@ from codegen.passes.json_scalars import RUNTIME_MODULE
 
 _VALIDATOR = """
 
-    @{decorator}(mode="after")
-    def _check_schema_rules(self) -> {self_type}:
-        \"\"\"Enforce the schema rules in this model's ``allOf`` (``not``, if/then/else).\"\"\"
-        {check}(self)
-        return self"""
+    @{decorator}(mode="wrap")
+    @classmethod
+    def _check_schema_rules(
+        cls, value: object, handler: {handler}[{self_type}]
+    ) -> {self_type}:
+        \"\"\"Enforce the schema rules in this model's ``allOf`` (``not``,
+        if/then/else) on a model made from data; a model given as it is was
+        checked when it was made (pydantic does not validate its fields again
+        either, and its parents would check it once per level).\"\"\"
+        model = handler(value)
+        if model is not value:
+            {check}(model)
+        return model"""
 
 
 def rule_validators(code: str) -> str:
@@ -29,10 +37,14 @@ def rule_validators(code: str) -> str:
     names = {
         ("typing", "Self"): local_name(tree, "typing", "Self", taken),
         ("pydantic", "model_validator"): local_name(tree, "pydantic", "model_validator", taken),
+        ("pydantic", "ModelWrapValidatorHandler"): local_name(
+            tree, "pydantic", "ModelWrapValidatorHandler", taken
+        ),
         (RUNTIME_MODULE, "check_rules"): local_name(tree, RUNTIME_MODULE, "check_rules", taken),
     }
     text = _VALIDATOR.format(
         decorator=names[("pydantic", "model_validator")],
+        handler=names[("pydantic", "ModelWrapValidatorHandler")],
         self_type=names[("typing", "Self")],
         check=names[(RUNTIME_MODULE, "check_rules")],
     )

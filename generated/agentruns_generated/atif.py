@@ -11,6 +11,7 @@ from pydantic import (
     MISSING,
     ConfigDict,
     Field,
+    ModelWrapValidatorHandler,
     StrictBool,
     StrictFloat,
     StrictInt,
@@ -277,11 +278,17 @@ class AtifContentPart(JsonModel):
     text: StrictStr | MISSING | None = MISSING
     source: AtifImageSource | AtifAudioSource | MISSING | None = MISSING
 
-    @model_validator(mode="after")
-    def _check_schema_rules(self) -> Self:
-        """Enforce the schema rules in this model's ``allOf`` (``not``, if/then/else)."""
-        check_rules(self, SCHEMA_REFS)
-        return self
+    @model_validator(mode="wrap")
+    @classmethod
+    def _check_schema_rules(cls, value: object, handler: ModelWrapValidatorHandler[Self]) -> Self:
+        """Enforce the schema rules in this model's ``allOf`` (``not``,
+        if/then/else) on a model made from data; a model given as it is was
+        checked when it was made (pydantic does not validate its fields again
+        either, and its parents would check it once per level)."""
+        model = handler(value)
+        if model is not value:
+            check_rules(model, SCHEMA_REFS)
+        return model
 
 
 AtifContentPartField = Literal["type", "text", "source"]
@@ -443,11 +450,17 @@ class AtifSubagentTrajectoryRef(JsonModel):
     Custom metadata about the subagent execution.
     """
 
-    @model_validator(mode="after")
-    def _check_schema_rules(self) -> Self:
-        """Enforce the schema rules in this model's ``allOf`` (``not``, if/then/else)."""
-        check_rules(self, SCHEMA_REFS)
-        return self
+    @model_validator(mode="wrap")
+    @classmethod
+    def _check_schema_rules(cls, value: object, handler: ModelWrapValidatorHandler[Self]) -> Self:
+        """Enforce the schema rules in this model's ``allOf`` (``not``,
+        if/then/else) on a model made from data; a model given as it is was
+        checked when it was made (pydantic does not validate its fields again
+        either, and its parents would check it once per level)."""
+        model = handler(value)
+        if model is not value:
+            check_rules(model, SCHEMA_REFS)
+        return model
 
 
 AtifSubagentTrajectoryRefField = Literal["trajectory_id", "trajectory_path", "session_id", "extra"]
@@ -739,11 +752,17 @@ class AtifStep(JsonModel):
     True if this step was copied from a prior trajectory for context. Consumers MUST filter such steps out of SFT training data.
     """
 
-    @model_validator(mode="after")
-    def _check_schema_rules(self) -> Self:
-        """Enforce the schema rules in this model's ``allOf`` (``not``, if/then/else)."""
-        check_rules(self, SCHEMA_REFS)
-        return self
+    @model_validator(mode="wrap")
+    @classmethod
+    def _check_schema_rules(cls, value: object, handler: ModelWrapValidatorHandler[Self]) -> Self:
+        """Enforce the schema rules in this model's ``allOf`` (``not``,
+        if/then/else) on a model made from data; a model given as it is was
+        checked when it was made (pydantic does not validate its fields again
+        either, and its parents would check it once per level)."""
+        model = handler(value)
+        if model is not value:
+            check_rules(model, SCHEMA_REFS)
+        return model
 
 
 AtifStepField = Literal[
@@ -835,11 +854,17 @@ class AtifTrajectory(JsonModel):
     Embedded subagent trajectories (v1.7+). Each entry MUST set `trajectory_id` and ids MUST be unique within this array.
     """
 
-    @model_validator(mode="after")
-    def _check_schema_rules(self) -> Self:
-        """Enforce the schema rules in this model's ``allOf`` (``not``, if/then/else)."""
-        check_rules(self, SCHEMA_REFS)
-        return self
+    @model_validator(mode="wrap")
+    @classmethod
+    def _check_schema_rules(cls, value: object, handler: ModelWrapValidatorHandler[Self]) -> Self:
+        """Enforce the schema rules in this model's ``allOf`` (``not``,
+        if/then/else) on a model made from data; a model given as it is was
+        checked when it was made (pydantic does not validate its fields again
+        either, and its parents would check it once per level)."""
+        model = handler(value)
+        if model is not value:
+            check_rules(model, SCHEMA_REFS)
+        return model
 
 
 AtifTrajectoryField = Literal[
