@@ -43,6 +43,7 @@ PUBLIC: dict[str, list[str]] = {
         "collect",
         "convert_document",
         "convert_lines",
+        "detect_document",
         "handle_lines",
         "known_format",
         "raws_of",

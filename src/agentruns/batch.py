@@ -51,6 +51,7 @@ __all__ = [
     "collect",
     "convert_document",
     "convert_lines",
+    "detect_document",
     "handle_lines",
     "known_format",
     "raws_of",
@@ -149,6 +150,18 @@ def read_model(record: Record, fmt: str = "auto") -> tuple[str | None, BaseModel
     if problems and reason:  # guessed from the closest format: say so first
         problems = [("", reason), *problems]
     return name, model, tuple(problems)
+
+
+def detect_document(raw: Raw) -> Outcome:
+    """The format one document is (accepted), or why it is none of them (rejected, with the
+    closest format as its ``format``)."""
+    record = parse(raw)
+    if record.error is not None:
+        return Outcome(None, (("", record.error),))
+    found = detect(record.value)
+    if found.format is not None:
+        return Outcome(found.format)
+    return Outcome(found.closest, (("", found.reason),))
 
 
 def validate_document(raw: Raw, fmt: str = "auto") -> Outcome:

@@ -33,11 +33,12 @@ from agentruns.batch import (
     Outcome,
     Tally,
     convert_document,
+    detect_document,
     read_model,
     reject_line,
     validate_document,
 )
-from agentruns.detect import MODELS, detect
+from agentruns.detect import MODELS
 from agentruns.engine import Outputs, drive
 from agentruns.errors import InputError, OutputError
 from agentruns.io import (
@@ -297,31 +298,21 @@ def detect_command(files: tuple[str, ...], jsonl: bool, shape: OutputFormat) -> 
     With no FILE, or FILE -, standard input is read.
     """
     report = Reporter(shape)
-    invalid = unreadable = 0
-    for path in files or ("-",):
-        try:
-            for record in read_records(path, "jsonl" if jsonl else None):
-                if record.error is not None:
-                    invalid += 1
-                    report.say("invalid", record.source, record.line, record.error, raw=record.raw)
-                    continue
-                found = detect(record.value)
-                if found.format is not None:
-                    report.say("detected", record.source, record.line, None, fmt=found.format)
-                    continue
-                invalid += 1
-                report.say(
-                    "invalid",
-                    record.source,
-                    record.line,
-                    found.reason,
-                    raw=record.raw,
-                    fmt=found.closest,
-                )
-        except InputError as error:
-            unreadable += 1
-            _unreadable(str(error))
-    sys.exit(EXIT_INVALID if invalid or unreadable else EXIT_OK)
+
+    def detected(raw: Raw, outcome: Outcome) -> None:
+        report.say("detected", raw.source, raw.line, None, fmt=outcome.format)
+
+    def unknown(raw: Raw, outcome: Outcome) -> None:
+        for _, message in outcome.problems:
+            report.say("invalid", raw.source, raw.line, message, raw=raw.raw, fmt=outcome.format)
+
+    inputs = files or ("-",)
+    tally = drive(
+        _batch(detect_document, inputs, jsonl, None, MAX_RECORD_SIZE),
+        accepted=detected,
+        rejected=unknown,
+    )
+    sys.exit(EXIT_INVALID if tally.rejected or tally.unreadable else EXIT_OK)
 
 
 detect_command.name = "detect"
