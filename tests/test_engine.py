@@ -105,3 +105,39 @@ def test_a_commit_that_fails_names_the_file_and_leaves_nothing_behind(
         write_then_commit()
     assert not out.exists()
     assert [p.name for p in tmp_path.iterdir() if p.name.endswith(".partial")] == []
+
+
+class _Tables:
+    """A folder output (as ``ParquetExport`` is) that records what was done with it."""
+
+    def __init__(self, fails: bool = False) -> None:
+        self.fails = fails
+        self.done: list[str] = []
+
+    def commit(self) -> None:
+        self.done.append("commit")
+        if self.fails:
+            raise OSError(28, "No space left on device")
+
+    def abort(self) -> None:
+        self.done.append("abort")
+
+
+def test_a_held_output_is_committed_in_its_turn_and_aborted_with_the_rest(
+    tmp_path: Path,
+) -> None:
+    path, out = _mixed(tmp_path), tmp_path / "rejects.jsonl"
+    tables = _Tables(fails=True)
+
+    def commit_both() -> None:
+        with Outputs([str(path)], {"-o": str(tmp_path / "tables"), "--rejects": str(out)}) as o:
+            o.hold("-o", tables)
+            writer = o.open("--rejects")
+            assert writer is not None
+            writer.write(b"{}\n")
+            o.commit()
+
+    with pytest.raises(OutputError, match=r"cannot write .*tables: No space left"):
+        commit_both()
+    assert tables.done == ["commit", "abort"]
+    assert not out.exists()  # held first, failed first: the rejects were not committed

@@ -235,6 +235,7 @@ PUBLIC: dict[str, list[str]] = {
         "TRAJECTORY",
     ],
     "agentruns.engine": [
+        "Committable",
         "Outputs",
         "drive",
     ],

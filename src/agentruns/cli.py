@@ -24,7 +24,7 @@ from typing import IO, TYPE_CHECKING, NoReturn
 import click
 
 from agentruns._compression import compression_of
-from agentruns._output import Output, Records, refuse_overlaps, writes_lines
+from agentruns._output import Output, Records, writes_lines
 from agentruns._report import OUTPUT_FORMATS, Kind, OutputFormat, Reporter, emit, showing
 from agentruns._serialize import json_chunks
 from agentruns._text import printable
@@ -906,19 +906,13 @@ def export_command(
         raise _Usage(str(error)) from None
     from agentruns.tables import ParquetExport, export_blocks
 
-    named = {"--rejects": rejects or "-"}
-    try:
-        refuse_overlaps(inputs, named)
-    except OutputError as error:
-        raise _Usage(str(error)) from None
-    _refuse_folder(folder)
     report = Reporter("text", max_errors, err=True)
     tally = Tally()
     layout: Layout | None = "jsonl" if jsonl else None
-    with ExitStack() as stack:
-        reject_out = _open_output(rejects, stack) if rejects else None
-        export = ParquetExport(folder)
-        stack.callback(export.abort)
+    with _outputs(inputs, {"-o": folder, "--rejects": rejects}) as outputs:
+        _refuse_folder(folder)
+        export = outputs.hold("-o", ParquetExport(folder))
+        reject_out = _opened(outputs, "--rejects")
         for path in inputs:
             try:
                 raws = read_raw(path, layout, max_record_size)
@@ -935,11 +929,7 @@ def export_command(
             except InputError as error:
                 tally.unreadable.append(str(error))
                 _unreadable(str(error))
-        _stop_point()
-        export.close()
-        if isinstance(reject_out, Output):
-            _commit(reject_out, rejects or "")
-        stack.pop_all()
+        _commit_all(outputs)
     _err(
         f"{_count(tally.records, 'record')} in: {tally.accepted} exported to {folder}, "
         f"{tally.rejected} rejected"

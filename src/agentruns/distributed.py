@@ -254,7 +254,7 @@ def export_files(
         for part in _run_parts(client, export_part, parts, max_record_size, fmt):
             tally.merge(part.tally)
             export.write(part)
-        export.close()
+        export.commit()
     except BaseException:
         export.abort()
         raise

@@ -13,7 +13,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable, Mapping, Sequence
 from types import TracebackType
-from typing import IO
+from typing import IO, Protocol, TypeVar
 
 from agentruns._output import Output, refuse_overlaps
 from agentruns.batch import Batch, Outcome, Tally
@@ -21,11 +21,22 @@ from agentruns.errors import OutputError
 from agentruns.io import Raw
 
 __all__ = [
+    "Committable",
     "Outputs",
     "drive",
 ]
 
 Handler = Callable[[Raw, Outcome], object]
+C = TypeVar("C", bound="Committable")
+
+
+class Committable(Protocol):
+    """An output made of more than one file (a folder of tables): made final by ``commit``,
+    left as it was by ``abort``."""
+
+    def commit(self) -> None: ...
+
+    def abort(self) -> None: ...
 
 
 def _nothing(raw: Raw, outcome: Outcome) -> None:
@@ -62,7 +73,8 @@ class Outputs:
     def __init__(self, inputs: Sequence[str], named: Mapping[str, str | None]) -> None:
         refuse_overlaps(tuple(inputs), {flag: path or "-" for flag, path in named.items()})
         self.named = dict(named)
-        self.opened: dict[str, IO[bytes] | Output] = {}
+        self.pending: list[tuple[str, Committable]] = []
+        """What is to be committed, in the order it was opened."""
 
     def open(self, flag: str) -> IO[bytes] | Output | None:
         """The writer for the output ``flag`` names (None: it names none); ``OutputError``
@@ -70,31 +82,37 @@ class Outputs:
         path = self.named.get(flag)
         if path is None:
             return None
-        writer: IO[bytes] | Output = sys.stdout.buffer if path == "-" else Output(path)
-        self.opened[flag] = writer
+        if path == "-":
+            return sys.stdout.buffer
+        writer = Output(path)
+        self.pending.append((flag, writer))
         return writer
 
+    def hold(self, flag: str, output: C) -> C:
+        """Commit and abort ``output`` (a folder of tables) with the others."""
+        self.pending.append((flag, output))
+        return output
+
     def commit(self, before: Callable[[], None] | None = None) -> None:
-        """Make every file appear (``before``: called first, a last point to stop at);
-        ``OutputError`` naming the file that could not be written (a full disk), the files
-        not yet committed then left out."""
+        """Make every output appear (``before``: called first, a last point to stop at);
+        ``OutputError`` naming the output that could not be written (a full disk), the
+        ones not yet committed then left out."""
         if before is not None:
             before()
-        for flag, writer in self.opened.items():
-            if isinstance(writer, Output):
-                try:
-                    writer.commit()
-                except OSError as error:
-                    path = self.named.get(flag) or flag
-                    raise OutputError(f"cannot write {path}: {error.strerror or error}") from None
-        self.opened.clear()
+        while self.pending:
+            flag, output = self.pending[0]
+            try:
+                output.commit()
+            except OSError as error:
+                path = self.named.get(flag) or flag
+                raise OutputError(f"cannot write {path}: {error.strerror or error}") from None
+            self.pending.pop(0)
 
     def abort(self) -> None:
         """Remove every temporary file; the previous files stay as they were."""
-        for writer in self.opened.values():
-            if isinstance(writer, Output):
-                writer.abort()
-        self.opened.clear()
+        for _, output in self.pending:
+            output.abort()
+        self.pending.clear()
 
     def __enter__(self) -> Outputs:
         return self

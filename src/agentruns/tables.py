@@ -434,7 +434,7 @@ class RunIds:
 
 class ParquetExport:
     """``runs.parquet`` and ``steps.parquet`` in ``folder``, written part by part in row
-    groups (zstd), each file through a temporary name renamed at ``close``."""
+    groups (zstd), each file through a temporary name renamed at ``commit``."""
 
     ROW_GROUP = 64 * 1024
 
@@ -481,7 +481,8 @@ class ParquetExport:
         self._pending[name] = []
         self._rows[name] = 0
 
-    def close(self) -> None:
+    def commit(self) -> None:
+        """Both tables final (renamed into place); ``abort`` after a failure here."""
         for name, writer in self._writers.items():
             self._flush(name)
             writer.close()
