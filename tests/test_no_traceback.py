@@ -191,3 +191,53 @@ def test_a_record_valid_near_the_nesting_limit_converts_and_reports_what_it_cann
         if to == "cortex":  # the step's input has no cortex place: carried, or (too deep) lost
             report = json.loads(outcome.report or b"{}")
             assert {loss["pointer"] for loss in report.get("losses", [])} <= {"/steps"}
+
+
+def _commands(path: Path, out: Path) -> list[list[str]]:
+    """Every command that reads files of records, on ``path``."""
+    return [
+        ["detect", str(path)],
+        ["validate", str(path)],
+        *(["convert", "--to", name, str(path), "-o", str(out / f"c.{name}.jsonl")]
+          for name in ("agentrun", "atif", "cortex", "portable")),
+        ["stats", str(path)],
+        ["stats", "--output-format", "json", str(path)],
+        ["export", str(path), "-o", str(out / "tables")],
+        ["export", "--to", "otlp", str(path), "-o", str(out / "traces.json")],
+    ]  # fmt: skip
+
+
+def test_no_command_fails_on_hostile_records_but_by_its_exit_code(tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from agentruns.cli import main
+    from tests.test_batch import VALID, hostile
+
+    @settings(max_examples=8, deadline=None, suppress_health_check=list(HealthCheck), database=None)
+    @given(st.lists(st.tuples(st.sampled_from(sorted(VALID)), hostile), min_size=1, max_size=6))
+    def check(plan: list[tuple[str, str]]) -> None:
+        lines = [line for name, bad in plan for line in (VALID[name], bad)]
+        path = tmp_path / "in.jsonl"
+        path.write_bytes(
+            b"\n".join(x.encode("utf-8", errors="surrogateescape") for x in lines) + b"\n"
+        )
+        out = tmp_path / "out"
+        out.mkdir(exist_ok=True)
+        for args in _commands(path, out):
+            result = CliRunner().invoke(main, args)
+            assert result.exception is None or isinstance(result.exception, SystemExit), (
+                args,
+                result.exception,
+            )
+            assert result.exit_code in (0, 1), (args, result.output[-500:])
+            assert "Traceback" not in result.output
+        # show reads one record: each valid one, and each hostile one alone
+        for name, bad in plan:
+            for text in (VALID[name], bad):
+                one = tmp_path / "one.json"
+                one.write_bytes(text.encode("utf-8", errors="surrogateescape"))
+                result = CliRunner().invoke(main, ["show", str(one)])
+                assert result.exception is None or isinstance(result.exception, SystemExit)
+                assert result.exit_code in (0, 1), result.output[-500:]
+
+    check()
