@@ -276,6 +276,14 @@ def _output_format(function: Callable[..., None]) -> Callable[..., None]:
     )(function)
 
 
+_jsonl_option = click.option(
+    "--jsonl", is_flag=True, help="Read every input as JSON Lines (default: by extension)."
+)
+_rejects_option = click.option(
+    "--rejects", help="Write rejected records here (JSONL: the original text and the error)."
+)
+
+
 def _format_option(what: str) -> Callable[[Callable[..., None]], Callable[..., None]]:
     """``--format auto|portable|...``, one definition for every command that reads records."""
     return click.option(
@@ -321,9 +329,7 @@ detect_command.name = "detect"
 @main.command("validate", epilog=_EPILOG, short_help="Validate records against their format.")
 @click.argument("files", nargs=-1)
 @_format_option("The format to validate against; auto: the format each record's shape says.")
-@click.option(
-    "--jsonl", is_flag=True, help="Read every input as JSON Lines (default: by extension)."
-)
+@_jsonl_option
 @click.option("--quiet", "-q", is_flag=True, help="Only the summary.")
 @_output_format
 @_batch_options
@@ -411,13 +417,9 @@ class _shown:
     "written to directly; a regular file is replaced only when the run succeeds.",
 )
 @click.option("--strict", is_flag=True, help="A record that would lose data is rejected.")
-@click.option(
-    "--rejects", help="Write rejected records here (JSONL: the original text and the error)."
-)
+@_rejects_option
 @click.option("--losses", help="Write every record's losses and derived values here (JSONL).")
-@click.option(
-    "--jsonl", is_flag=True, help="Read every input as JSON Lines (default: by extension)."
-)
+@_jsonl_option
 @click.option("--quiet", "-q", is_flag=True, help="No progress, only the summary.")
 @_output_format
 @_batch_options
@@ -771,9 +773,7 @@ def import_command(
 @main.command("stats", epilog=_EPILOG, short_help="Summarize a set of runs.")
 @click.argument("files", nargs=-1)
 @_format_option("The format to read the records as; auto: the format each record's shape says.")
-@click.option(
-    "--jsonl", is_flag=True, help="Read every input as JSON Lines (default: by extension)."
-)
+@_jsonl_option
 @click.option(
     "--top",
     default=10,
@@ -858,12 +858,8 @@ def stats_command(
     "(http://localhost:4318/v1/traces).",
 )
 @_format_option("The format to read the records as; auto: the format each record's shape says.")
-@click.option(
-    "--jsonl", is_flag=True, help="Read every input as JSON Lines (default: by extension)."
-)
-@click.option(
-    "--rejects", help="Write rejected records here (JSONL: the original text and the error)."
-)
+@_jsonl_option
+@_rejects_option
 @click.option("--max-errors", default=100, type=click.IntRange(min=0), help=_MAX_ERRORS_HELP)
 @click.option(
     "--max-record-size",
