@@ -14,6 +14,7 @@ PUBLIC: dict[str, list[str]] = {
     "agentruns": [
         "AgentRun",
         "AgentrunsError",
+        "AtifTrajectory",
         "Conversion",
         "CortexRunJournal",
         "Derived",
