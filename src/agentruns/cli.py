@@ -15,7 +15,6 @@ import signal
 import stat
 import sys
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from contextlib import ExitStack
 from functools import partial
 from pathlib import Path
 from types import FrameType
@@ -569,25 +568,6 @@ def _commit_all(outputs: Outputs) -> None:
         outputs.commit(before=_stop_point)
     except OutputError as error:
         raise _WriteFailed(str(error)) from None
-
-
-def _commit(writer: Output, name: str) -> None:
-    _stop_point()
-    try:
-        writer.commit()
-    except OSError as error:
-        raise _WriteFailed(f"cannot write {name}: {error.strerror or error}") from None
-
-
-def _open_output(path: str, stack: ExitStack) -> IO[bytes] | Output:
-    if path == "-":
-        return sys.stdout.buffer
-    try:
-        writer = Output(path)
-    except OutputError as error:
-        raise _Usage(str(error)) from None
-    stack.callback(writer.abort)
-    return writer
 
 
 _HARNESS_HELP = (
