@@ -333,3 +333,40 @@ def test_turns_cut_reordered_and_nulled_read_and_write_back_as_they_were() -> No
         assert convert(record, AtifTrajectory, strict=True).target is record
 
     check()
+
+
+def _nullable_pointers() -> list[str]:
+    """Every field of the trajectory, its agent and its final metrics that the schema lets be
+    null."""
+    found = []
+    objects = [
+        ("", SCHEMA),
+        ("/agent", SCHEMA["definitions"]["AtifAgent"]),
+        ("/final_metrics", SCHEMA["definitions"]["AtifFinalMetrics"]),
+    ]
+    for at, schema in objects:
+        for name, sub in schema["properties"].items():
+            if {"type": "null"} in sub.get("anyOf", []):
+                found.append(f"{at}/{name}")
+    return found
+
+
+@pytest.mark.parametrize("pointer", _nullable_pointers())
+def test_a_null_is_written_back_exactly_where_the_declaration_does_not_say_absent(
+    pointer: str,
+) -> None:
+    from agentruns.formats.atif import NULL_AS_ABSENT
+
+    document = _minimal()
+    *path, key = pointer[1:].split("/")
+    owner = document
+    for part in path:
+        owner = owner.setdefault(part, {})
+    owner[key] = None
+    written = json.loads(
+        from_canonical(ATIF.read(_trajectory(document)), AtifTrajectory).record.model_dump_json()
+    )
+    target = written
+    for part in path:
+        target = target.get(part, {})
+    assert (key in target) == (pointer not in NULL_AS_ABSENT)

@@ -10,6 +10,7 @@ import sys
 import threading
 from collections.abc import Iterator
 from dataclasses import fields
+from datetime import UTC, datetime
 from http.server import BaseHTTPRequestHandler, HTTPServer
 from pathlib import Path
 from typing import Any, ClassVar
@@ -17,6 +18,8 @@ from typing import Any, ClassVar
 import pytest
 from click.testing import CliRunner
 from google.protobuf import json_format
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from opentelemetry.proto.trace.v1.trace_pb2 import Span, TracesData
 from pydantic import MISSING
 
@@ -288,3 +291,40 @@ def test_without_the_otel_extra_the_export_says_how_to_install_it(
         assert "agentruns[otel]" in result.output
     finally:
         otlp_module._conventions.cache_clear()
+
+
+_AWARE = st.datetimes(
+    min_value=datetime(1, 1, 2), max_value=datetime(9999, 12, 30), timezones=st.just(UTC)
+)
+
+
+@settings(max_examples=60, deadline=None, database=None)
+@given(
+    start=_AWARE,
+    end=st.none() | _AWARE,
+    at=st.none() | _AWARE,
+    duration=st.none() | st.integers(min_value=0, max_value=2**62),
+    tokens=st.none() | st.integers(min_value=-(2**80), max_value=2**80),
+)
+def test_any_times_and_counts_a_run_may_hold_make_a_trace_the_protocol_reads(
+    start: datetime, end: datetime | None, at: datetime | None, duration: int | None,
+    tokens: int | None,
+) -> None:  # fmt: skip
+    step = RunStep(
+        kind="tool_call",
+        name="t",
+        call_id="c",
+        started_at=MISSING if at is None else at,
+        duration_ms=MISSING if duration is None else duration,
+    )
+    run = Run(
+        run_id="times",
+        started_at=start,
+        ended_at=MISSING if end is None else end,
+        steps=(step,),
+        input_tokens=MISSING if tokens is None else tokens,
+    )
+    spans = _spans(_proto({"resourceSpans": [resource_spans(run)]}))[0]
+    assert all(span.start_time_unix_nano <= span.end_time_unix_nano for span in spans)
+    root = _attributes(spans[0])
+    assert root["agentruns.run.started_at"] == start.isoformat()  # the time as it was, too

@@ -232,6 +232,7 @@ PUBLIC: dict[str, list[str]] = {
         "AtifFormat",
         "CARRY_KEY",
         "FINAL_METRICS",
+        "NULL_AS_ABSENT",
         "RAW_STEP",
         "TRAJECTORY",
     ],

@@ -27,7 +27,7 @@ from datetime import UTC, datetime, timedelta
 from functools import cache
 from typing import TYPE_CHECKING, Final, Protocol
 
-from pydantic import MISSING, JsonValue, TypeAdapter
+from pydantic import MISSING, JsonValue
 
 from agentruns.batch import Outcome, read_model
 from agentruns.canonical import Run, RunStep
@@ -61,6 +61,7 @@ _OK: Final = 1
 _ERROR: Final = 2
 _EPOCH: Final = datetime(1970, 1, 1, tzinfo=UTC)
 _INT64: Final = range(-(2**63), 2**63)
+_UINT64_MAX: Final = 2**64 - 1
 
 Attributes = list[JsonValue]
 
@@ -121,25 +122,17 @@ def _add(attributes: Attributes, key: str, value: object) -> None:
         return
     if isinstance(value, datetime):
         value = getattr(value, "text", None) or value.isoformat()
-    elif isinstance(value, tuple):
-        value = _canonical_json(value)
+    elif isinstance(value, tuple):  # files, transcript references: JSON values
+        value = list(value)
     attributes.append({"key": key, "value": _value(value)})  # type: ignore[arg-type]
 
 
-@cache
-def _steps_adapter() -> TypeAdapter[tuple[RunStep, ...]]:
-    return TypeAdapter(tuple[RunStep, ...])
-
-
-def _canonical_json(value: tuple[object, ...]) -> JsonValue:
-    if all(isinstance(item, RunStep) for item in value):
-        dumped: JsonValue = _steps_adapter().dump_python(value, mode="json")  # type: ignore[arg-type]
-        return dumped
-    return [item for item in value if isinstance(item, str | int | float | bool | dict | list)]
-
-
 def _nanos(at: datetime) -> int:
-    return (at - _EPOCH) // timedelta(microseconds=1) * 1000
+    """Nanoseconds since the epoch, within what OTLP's unsigned 64-bit times hold (1970 to
+    2554); a time outside is at the nearest end, and its text is an attribute all the same
+    (``agentruns.run.started_at``, ``agentruns.step.started_at``...)."""
+    nanos = (at - _EPOCH) // timedelta(microseconds=1) * 1000
+    return min(max(nanos, 0), _UINT64_MAX)
 
 
 def _id(*parts: str, size: int) -> str:
@@ -167,8 +160,6 @@ its name in ``opentelemetry.semconv``'s GenAI attributes): the one declaration t
 docs/crosswalk.md's otlp column follow."""
 
 _SHAPE: Final = {
-    "started_at": "the `invoke_agent` span's start time",
-    "ended_at": "the `invoke_agent` span's end time",
     "steps": "`execute_tool` and `chat` child spans; other steps are span events",
     "subagents": "`invoke_agent` child spans, under the call that started them",
     "parent_call_id": "the subagent span's parent",
@@ -262,7 +253,7 @@ class _Spans:
         if isinstance(ended, datetime):
             return max(_nanos(ended), _nanos(start))
         if isinstance(duration_ms, int) and 0 <= duration_ms < 2**40:
-            return _nanos(start) + duration_ms * 1_000_000
+            return min(_nanos(start) + duration_ms * 1_000_000, _UINT64_MAX)
         return _nanos(start)
 
     def _step(

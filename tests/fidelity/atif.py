@@ -87,23 +87,23 @@ def as_atif_checks(document: Any) -> Any:
 
 
 def written_form(document: Any) -> Any:
-    """The trajectory as agentruns writes it: no null in the fields ATIF shares with other
-    formats, and no empty ``final_metrics`` (``agentruns.formats.atif`` reads those nulls as
-    absent, as atif does)."""
+    """The trajectory as agentruns writes it: no null where the format's rows read null as
+    absent (``agentruns.formats.atif.NULL_AS_ABSENT``), and no empty ``final_metrics`` (an
+    object without any field is none)."""
+    from agentruns.formats.atif import NULL_AS_ABSENT
+
     if not isinstance(document, dict):
         return document
-    for key in ("session_id", "extra", "final_metrics", "subagent_trajectories"):
-        if document.get(key, 0) is None:
-            del document[key]
-    agent = document["agent"]
-    if agent.get("model_name", 0) is None:
-        del agent["model_name"]
+    for pointer in NULL_AS_ABSENT:
+        *path, key = pointer[1:].split("/")
+        owner: Any = document
+        for part in path:
+            owner = owner.get(part) if isinstance(owner, dict) else None
+        if isinstance(owner, dict) and key in owner and owner[key] is None:
+            del owner[key]
     metrics = document.get("final_metrics")
-    if isinstance(metrics, dict):
-        for key in [k for k, v in metrics.items() if v is None and k != "total_steps"]:
-            del metrics[key]
-        if not metrics:
-            del document["final_metrics"]
+    if isinstance(metrics, dict) and not metrics:
+        del document["final_metrics"]
     for sub in document.get("subagent_trajectories") or []:
         written_form(sub)
     return document

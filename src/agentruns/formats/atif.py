@@ -17,7 +17,8 @@ holds the turn, which the writer writes as it was.
 ATIF's models treat an explicit ``null`` as the field's absence (``atif`` reads both as
 ``None`` and writes neither): the fields the canonical run shares with other formats
 (``session_id``, ``agent.model_name``, the ``final_metrics`` totals and ``extra``) read a
-null as absent, which is how they are written back; every other null is kept.
+null as absent (``NULL_AS_ABSENT``, computed from the rows), which is how they are written
+back; every other null is kept.
 
 Foreign data is carried in the root ``extra`` object under ``x-agentruns-carry``.
 """
@@ -45,6 +46,7 @@ __all__ = [
     "ATIF_VERSION",
     "CARRY_KEY",
     "FINAL_METRICS",
+    "NULL_AS_ABSENT",
     "RAW_STEP",
     "TRAJECTORY",
     "AtifFormat",
@@ -650,6 +652,25 @@ R.convert(
     whole=True,
 )
 del R
+
+
+_NULL_READERS: Final = (_present, _own_extra, _read_subagents)
+"""The readers that take ATIF's null for the field's absence."""
+
+
+def _null_as_absent() -> tuple[str, ...]:
+    """JSON pointers (``*``: an item of an embedded trajectory list, read the same way) of the
+    fields whose null the rows read as absent, and so write as absent: from the rows."""
+    found: list[str] = []
+    for table, at in ((TRAJECTORY, ""), (AGENT, "/agent"), (FINAL_METRICS, "/final_metrics")):
+        for row in table.rows:
+            if row.reader in _NULL_READERS or (row.nested and not row.always):
+                found.append(f"{at}/{row.wire}")  # a nested object read from null is none
+    return tuple(found)
+
+
+NULL_AS_ABSENT: Final = _null_as_absent()
+"""Where ATIF's null is read as absent (the fields the run shares with other formats)."""
 
 
 class AtifFormat(Format[AtifTrajectory]):
