@@ -1098,7 +1098,12 @@ def _quit_on_broken_pipe() -> NoReturn:
     """A reader that went away (``| head``) is not an error of ours: stop quietly."""
     devnull = os.open(os.devnull, os.O_WRONLY)
     os.dup2(devnull, sys.stdout.fileno())  # nothing more to flush at exit
-    sys.exit(128 + signal.SIGPIPE)
+    # Every output was aborted as the command unwound. The interpreter's own exit would join
+    # the worker pool's manager thread, which waits for ever for the rest of a result a killed
+    # worker was writing (the reader left mid-run, the workers were killed): end here.
+    with contextlib.suppress(OSError, ValueError):
+        sys.stderr.flush()
+    os._exit(128 + signal.SIGPIPE)
 
 
 _ENDINGS = {
