@@ -176,28 +176,19 @@ def test_rule_validators_are_added_to_models_with_published_rules_only() -> None
     after = code('''
         from __future__ import annotations
         from agentruns_generated._json import check_rules
-        from pydantic import ModelWrapValidatorHandler
-        from pydantic import model_validator
-        from typing import Self
 
 
         class A(JsonModel):
             model_config = ConfigDict(json_schema_extra={"allOf": [{"not": {}}]})
             é: int
 
-            @model_validator(mode="wrap")
-            @classmethod
-            def _check_schema_rules(
-                cls, value: object, handler: ModelWrapValidatorHandler[Self]
-            ) -> Self:
+            def model_post_init(self, context: object, /) -> None:
                 """Enforce the schema rules in this model's ``allOf`` (``not``,
-                if/then/else) on a model made from data; a model given as it is was
-                checked when it was made (pydantic does not validate its fields again
-                either, and its parents would check it once per level)."""
-                model = handler(value)
-                if model is not value:
-                    check_rules(model)
-                return model
+                if/then/else) once, when the model is made (from data or in code): a
+                model passed as it is into a parent is not checked again, and no
+                validator sees its input as Python data first (pydantic would convert
+                a JSON input to Python objects for a wrap validator at every level)."""
+                check_rules(self)
 
 
         class B(JsonModel):

@@ -1,4 +1,4 @@
-"""Pass: give every model whose config carries lifted rules a validator that enforces them.
+"""Pass: give every model whose config carries lifted rules a check that enforces them.
 
 ``normalize`` lifts ``not`` and ``if``/``then``/``else`` (which the generator drops) into the
 owning object's ``allOf``, published in its ``json_schema_extra``; the validator evaluates them.
@@ -13,19 +13,13 @@ from codegen.passes.json_scalars import RUNTIME_MODULE
 
 _VALIDATOR = """
 
-    @{decorator}(mode="wrap")
-    @classmethod
-    def _check_schema_rules(
-        cls, value: object, handler: {handler}[{self_type}]
-    ) -> {self_type}:
+    def model_post_init(self, context: object, /) -> None:
         \"\"\"Enforce the schema rules in this model's ``allOf`` (``not``,
-        if/then/else) on a model made from data; a model given as it is was
-        checked when it was made (pydantic does not validate its fields again
-        either, and its parents would check it once per level).\"\"\"
-        model = handler(value)
-        if model is not value:
-            {check}(model)
-        return model"""
+        if/then/else) once, when the model is made (from data or in code): a
+        model passed as it is into a parent is not checked again, and no
+        validator sees its input as Python data first (pydantic would convert
+        a JSON input to Python objects for a wrap validator at every level).\"\"\"
+        {check}(self)"""
 
 
 def rule_validators(code: str) -> str:
@@ -35,19 +29,9 @@ def rule_validators(code: str) -> str:
         return code
     taken = bound_names(tree)
     names = {
-        ("typing", "Self"): local_name(tree, "typing", "Self", taken),
-        ("pydantic", "model_validator"): local_name(tree, "pydantic", "model_validator", taken),
-        ("pydantic", "ModelWrapValidatorHandler"): local_name(
-            tree, "pydantic", "ModelWrapValidatorHandler", taken
-        ),
         (RUNTIME_MODULE, "check_rules"): local_name(tree, RUNTIME_MODULE, "check_rules", taken),
     }
-    text = _VALIDATOR.format(
-        decorator=names[("pydantic", "model_validator")],
-        handler=names[("pydantic", "ModelWrapValidatorHandler")],
-        self_type=names[("typing", "Self")],
-        check=names[(RUNTIME_MODULE, "check_rules")],
-    )
+    text = _VALIDATOR.format(check=names[(RUNTIME_MODULE, "check_rules")])
     edits = [Edit(end, end, text) for end in (span(code, owner)[1] for owner in owners)]
     return add_imports(apply(code, edits), names)
 

@@ -12,15 +12,17 @@ exactly what its schema accepts. The JSON Schema the models publish is unchanged
 
 from __future__ import annotations
 
+import json
 import re
 import sys
 from collections.abc import Callable, Mapping
 from datetime import date, datetime
-from functools import cache
+from functools import cache, partial
 from typing import TYPE_CHECKING, Annotated, Any, TypeAlias
 
 import pydantic
 from pydantic import (
+    MISSING,
     AfterValidator,
     AllowInfNan,
     BaseModel,
@@ -778,9 +780,12 @@ class SchemaRule:
         self, source: Any, handler: GetCoreSchemaHandler
     ) -> core_schema.CoreSchema:
         rule, refs = self.schema, self.refs
+        compiled: list[Callable[[object], bool]] = []
 
         def check(value: Any) -> Any:
-            _enforce(to_jsonable_python(value, by_alias=True), rule, refs)
+            if not compiled:
+                compiled.append(compile_rule(rule, refs))
+            _enforce(partial(compiled[0], value), rule)
             return value
 
         return core_schema.no_info_after_validator_function(check, handler(source))
@@ -836,9 +841,9 @@ def published(rule: object, refs: Refs) -> object:
     return out(rule, ())
 
 
-def _enforce(document: object, rule: object, refs: Refs) -> None:
+def _enforce(check: Callable[[], bool], rule: object) -> None:
     try:
-        ok = satisfies(document, rule, refs)
+        ok = check()
     except RuleDepthError as error:
         raise PydanticCustomError("schema_rule_depth", str(error)) from None
     except RecursionError:
@@ -856,12 +861,443 @@ def _enforce(document: object, rule: object, refs: Refs) -> None:
         )
 
 
+_MODEL_RULES: dict[type[BaseModel], list[tuple[object, _Check]]] = {}
+
+
+def _model_rules(model: type[BaseModel], refs: Refs) -> list[tuple[object, _Check]]:
+    found = _MODEL_RULES.get(model)
+    if found is None:
+        extra = model.model_config.get("json_schema_extra")
+        rules = extra.get("allOf") if isinstance(extra, dict) else None
+        compiler = _Compiler(refs)
+        found = [(rule, compiler.node(rule)) for rule in _all_of({"allOf": rules or []})]
+        _MODEL_RULES[model] = found
+    return found
+
+
 def check_rules(model: BaseModel, refs: Refs = _NO_REFS) -> None:
-    """Raise unless the model, as JSON, satisfies the rules lifted into its ``allOf``."""
-    extra = model.model_config.get("json_schema_extra")
-    rules = extra.get("allOf") if isinstance(extra, dict) else None
-    if not isinstance(rules, list) or not rules:
-        return
-    document = model.model_dump(mode="json", by_alias=True)
-    for rule in rules:
-        _enforce(document, rule, refs)
+    """Raise unless the model, as JSON, satisfies the rules lifted into its ``allOf``.
+
+    The rules are compiled once per model class and read the model as it is (its fields by
+    their JSON names), not a dump of it."""
+    rules = _model_rules(type(model), refs)
+    if rules:
+        members, state = _members(model), _State()  # read once for every rule
+        for rule, check in rules:
+            _enforce(partial(check, members, 0, state), rule)
+
+
+# -- rules compiled -----------------------------------------------------------------------
+# ``satisfies`` interprets a schema for every value: each keyword looked up in the schema's
+# dict per value, each reference resolved per use. A model's rules are checked for every
+# record made, so each rule is compiled once into closures (one per schema object, keywords
+# resolved, patterns and references bound) that read the value directly: JSON data, or a
+# model read as the object it dumps to, without dumping it. ``satisfies`` stays, as the
+# oracle the compiled checks are tested against.
+
+_Check: TypeAlias = Callable[[object, int, "_State"], bool]
+_NATIVE = frozenset({str, int, float, bool, type(None), list, dict})
+
+
+class _State:
+    """One evaluation's state, as ``_Evaluation`` keeps it: references being checked (left
+    recursion is false), verdicts already reached, and values made for it (kept alive so
+    their ids stay theirs)."""
+
+    __slots__ = ("active", "held", "known")
+
+    def __init__(self) -> None:
+        self.active: set[tuple[str, int]] = set()
+        self.known: dict[tuple[str, int], bool] = {}
+        self.held: list[object] = []
+
+
+def _plain(value: object, state: _State) -> object:
+    """A value as its JSON reads: a model the object it dumps to (its members, not dumped),
+    a root model its root, a tuple a list, a date-time its text."""
+    made: object
+    if isinstance(value, BaseModel):
+        if isinstance(value, pydantic.RootModel):
+            root: object = value.root
+            return root if type(root) in _NATIVE else _plain(root, state)
+        made = _members(value)
+    elif isinstance(value, tuple):
+        made = list(value)
+    elif isinstance(value, datetime) and getattr(value, "text", None) is not None:
+        made = value.text  # type: ignore[attr-defined]
+    else:
+        made = to_jsonable_python(value, by_alias=True)
+    state.held.append(made)  # its id is its own while the evaluation runs
+    return made
+
+
+_WIRE_NAMES: dict[type[BaseModel], tuple[tuple[str, str], ...]] = {}
+
+
+def _members(model: BaseModel) -> dict[str, object]:
+    """The members of the object a model dumps to, by their JSON names (absent fields
+    left out), without dumping the values."""
+    kind = type(model)
+    names = _WIRE_NAMES.get(kind)
+    if names is None:
+        names = _WIRE_NAMES[kind] = tuple(
+            (name, info.serialization_alias or info.alias or name)
+            for name, info in kind.model_fields.items()
+        )
+    held = model.__dict__
+    found = {wire: held[name] for name, wire in names if held.get(name, MISSING) is not MISSING}
+    extra = model.__pydantic_extra__
+    if extra:
+        found.update(extra)
+    return found
+
+
+def _as_json(value: object) -> object:
+    """A value wholly as JSON (for ``const``, ``enum`` and ``uniqueItems``)."""
+    kind = type(value)
+    if kind is list:
+        return [_as_json(item) for item in value]  # type: ignore[attr-defined]
+    if kind is dict:
+        return {key: _as_json(item) for key, item in value.items()}  # type: ignore[attr-defined]
+    if kind in _NATIVE:
+        return value
+    if isinstance(value, BaseModel):
+        return value.model_dump(mode="json", by_alias=True)
+    if isinstance(value, tuple):
+        return [_as_json(item) for item in value]
+    if isinstance(value, datetime) and getattr(value, "text", None) is not None:
+        return value.text  # type: ignore[attr-defined]
+    return to_jsonable_python(value, by_alias=True)
+
+
+def compile_rule(schema: object, refs: Refs = _NO_REFS) -> Callable[[object], bool]:
+    """``satisfies(value, schema, refs)`` as one function of the value, compiled once. The
+    value may hold models (read as the objects they dump to)."""
+    check = _Compiler(refs).node(schema)
+
+    def satisfied(value: object) -> bool:
+        return check(value, 0, _State())
+
+    return satisfied
+
+
+class _Compiler:
+    def __init__(self, refs: Refs) -> None:
+        self.refs = refs
+        self.by_ref: dict[str, _Check] = {}
+
+    def node(self, schema: object) -> _Check:
+        if schema is True or (isinstance(schema, dict) and not schema):
+            return _depth_only(True)
+        if schema is False or not isinstance(schema, dict):
+            return _depth_only(False)
+        ref = schema.get("$ref")
+        if isinstance(ref, str):
+            return self._ref(ref)  # draft-07: a $ref's siblings are ignored
+        return self._keywords(schema)
+
+    def _target(self, key: str) -> _Check:
+        found = self.by_ref.get(key)
+        if found is None:
+            found = self.by_ref[key] = self.node(self.refs.get(key, False))
+        return found
+
+    def _ref(self, ref: str) -> _Check:
+        key = ref[1:] if ref.startswith("#") else ref
+        by_ref = self.by_ref
+        target = self._target
+
+        def check(value: object, depth: int, state: _State) -> bool:
+            if depth > MAX_RULE_DEPTH:
+                raise RuleDepthError(f"the schema rule nests deeper than {MAX_RULE_DEPTH} levels")
+            seen = (ref, id(value))
+            known = state.known.get(seen)
+            if known is not None:
+                return known
+            if seen in state.active:
+                return False
+            compiled = by_ref.get(key) or target(key)
+            state.active.add(seen)
+            try:
+                verdict = state.known[seen] = compiled(value, depth + 1, state)
+            finally:
+                state.active.discard(seen)
+            return verdict
+
+        return check
+
+    def _keywords(self, schema: dict[str, Any]) -> _Check:
+        node = self.node
+        common: list[_Check] = []  # before the kind's keywords, as ``_keywords`` orders them
+        late: list[_Check] = []  # after them
+        declared = schema.get("type")
+        if declared is not None:
+            names = declared if isinstance(declared, list) else [declared]
+            tests = tuple(_TYPES[n] for n in names if n in _TYPES)
+            common.append(lambda v, d, s: any(test(v) for test in tests))
+        if "const" in schema:
+            const = schema["const"]
+            common.append(lambda v, d, s: _json_equal(_as_json(v), const))
+        if "enum" in schema:
+            enum = schema["enum"]
+            common.append(lambda v, d, s: any(_json_equal(_as_json(v), e) for e in enum))
+        numbers = self._numbers(schema)
+        strings = self._strings(schema)
+        arrays = self._arrays(schema)
+        objects = self._objects(schema)
+        late.extend(map(node, _all_of(schema)))
+        if "anyOf" in schema:
+            anys = tuple(map(node, schema["anyOf"]))
+            late.append(lambda v, d, s: any(c(v, d, s) for c in anys))
+        if "oneOf" in schema:
+            late.append(_one_of(tuple(map(node, schema["oneOf"]))))
+        if "not" in schema:
+            negated = node(schema["not"])
+            late.append(lambda v, d, s: not negated(v, d, s))
+        if "if" in schema:
+            late.append(
+                _if_then_else(
+                    node(schema["if"]),
+                    node(schema["then"]) if "then" in schema else None,
+                    node(schema["else"]) if "else" in schema else None,
+                )
+            )
+        return _node(tuple(common), numbers, strings, arrays, objects, tuple(late))
+
+    def _numbers(self, schema: dict[str, Any]) -> tuple[_Check, ...] | None:
+        keys = ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf")
+        if not any(key in schema for key in keys):
+            return None
+        bounds = {key: schema[key] for key in keys if key in schema}
+        return (lambda v, d, s: _number_ok(v, bounds),)
+
+    def _strings(self, schema: dict[str, Any]) -> tuple[_Check, ...] | None:
+        found: list[_Check] = []
+        if "minLength" in schema:
+            low = schema["minLength"]
+            found.append(lambda v, d, s: not _length(v) < low)  # type: ignore[arg-type]
+        if "maxLength" in schema:
+            high = schema["maxLength"]
+            found.append(lambda v, d, s: not _length(v) > high)  # type: ignore[arg-type]
+        if "pattern" in schema:
+            pattern = schema["pattern"]
+            found.append(lambda v, d, s: _search(pattern, v))  # type: ignore[arg-type]
+        if "format" in schema:
+            name = schema["format"]
+            found.append(lambda v, d, s: _format_ok(name, v))
+        return tuple(found) or None
+
+    def _arrays(self, schema: dict[str, Any]) -> tuple[_Check, ...] | None:
+        node = self.node
+        found: list[_Check] = []
+        if "minItems" in schema:
+            low = schema["minItems"]
+            found.append(lambda v, d, s: not len(v) < low)  # type: ignore[arg-type]
+        if "maxItems" in schema:
+            high = schema["maxItems"]
+            found.append(lambda v, d, s: not len(v) > high)  # type: ignore[arg-type]
+        if schema.get("uniqueItems") is True:
+            found.append(lambda v, d, s: _unique([_as_json(i) for i in v]))  # type: ignore[attr-defined]
+        items = schema.get("prefixItems", schema.get("items", True))
+        if isinstance(items, list):
+            heads = tuple(map(node, items))
+            rest = node(schema.get("items" if "prefixItems" in schema else "additionalItems", True))
+            found.append(_prefix_items(heads, rest))
+        elif items is True or items == {}:
+            found.append(_any_items)  # only the depth bound, as ``satisfies`` meets it
+        else:
+            every = node(items)
+            found.append(lambda v, d, s: all(every(i, d, s) for i in v))  # type: ignore[attr-defined]
+        if "contains" in schema:
+            contains = node(schema["contains"])
+            least = schema.get("minContains", 1)
+            most = schema.get("maxContains")
+
+            def counted(value: Any, depth: int, state: _State) -> bool:
+                found = sum(1 for v in value if contains(v, depth, state))
+                return not (found < least or (most is not None and found > most))
+
+            found.append(counted)
+        return tuple(found) or None
+
+    def _objects(self, schema: dict[str, Any]) -> tuple[_Check, ...] | None:
+        node = self.node
+        found: list[_Check] = []
+        required = tuple(schema.get("required", ()))
+        if required:
+            found.append(lambda o, d, s: all(name in o for name in required))  # type: ignore[operator]
+        properties = schema.get("properties", {})
+        props = tuple((name, node(sub)) for name, sub in properties.items())
+        if props:
+
+            def each_property(value: Any, depth: int, state: _State) -> bool:
+                for name, check in props:
+                    if name in value and not check(value[name], depth, state):
+                        return False
+                return True
+
+            found.append(each_property)
+        patterns = tuple(
+            (pattern, node(sub)) for pattern, sub in schema.get("patternProperties", {}).items()
+        )
+        additional = (
+            node(schema["additionalProperties"]) if "additionalProperties" in schema else None
+        )
+        if patterns or additional is not None:
+            declared = frozenset(properties)
+
+            def rest(value: Any, depth: int, state: _State) -> bool:
+                matched: set[str] = set()
+                for pattern, check in patterns:
+                    for key in value:
+                        if _search(pattern, key):
+                            matched.add(key)
+                            if not check(value[key], depth, state):
+                                return False
+                if additional is not None:
+                    extra = [k for k in value if k not in declared and k not in matched]
+                    if not all(additional(value[k], depth, state) for k in extra):
+                        return False
+                return True
+
+            found.append(rest)
+        if "propertyNames" in schema:
+            names = node(schema["propertyNames"])
+            found.append(lambda o, d, s: all(names(k, d, s) for k in o))  # type: ignore[attr-defined]
+        dependencies = {**schema.get("dependencies", {}), **schema.get("dependentSchemas", {})}
+        dependencies.update(schema.get("dependentRequired", {}))
+        if dependencies:
+            rules = tuple(
+                (name, tuple(needed) if isinstance(needed, list) else node(needed))
+                for name, needed in dependencies.items()
+            )
+
+            def depending(value: Any, depth: int, state: _State) -> bool:
+                for name, needed in rules:
+                    if name not in value:
+                        continue
+                    if isinstance(needed, tuple):
+                        if any(other not in value for other in needed):
+                            return False
+                    elif not needed(value, depth, state):
+                        return False
+                return True
+
+            found.append(depending)
+        if "minProperties" in schema:
+            low = schema["minProperties"]
+            found.append(lambda o, d, s: not len(o) < low)  # type: ignore[arg-type]
+        if "maxProperties" in schema:
+            high = schema["maxProperties"]
+            found.append(lambda o, d, s: not len(o) > high)  # type: ignore[arg-type]
+        return tuple(found) or None
+
+
+def _depth_only(verdict: bool) -> _Check:
+    def check(value: object, depth: int, state: _State) -> bool:
+        if depth > MAX_RULE_DEPTH:
+            raise RuleDepthError(f"the schema rule nests deeper than {MAX_RULE_DEPTH} levels")
+        return verdict
+
+    return check
+
+
+def _all_of(schema: dict[str, Any]) -> list[object]:
+    """A schema's ``allOf``, with nested ``allOf``-only members spread out and repeated
+    members once (what a derived schema states twice is checked once: same verdict)."""
+    found: list[object] = []
+    seen: set[str] = set()
+
+    def add(members: object) -> None:
+        for member in members if isinstance(members, list) else ():
+            if isinstance(member, dict) and set(member) == {"allOf"}:
+                add(member["allOf"])
+                continue
+            key = json.dumps(member, sort_keys=True, default=repr)
+            if key not in seen:
+                seen.add(key)
+                found.append(member)
+
+    add(schema.get("allOf", ()))
+    return found
+
+
+def _any_items(value: Any, depth: int, state: _State) -> bool:
+    if value and depth > MAX_RULE_DEPTH:
+        raise RuleDepthError(f"the schema rule nests deeper than {MAX_RULE_DEPTH} levels")
+    return True
+
+
+def _one_of(branches: tuple[_Check, ...]) -> _Check:
+    def check(value: object, depth: int, state: _State) -> bool:
+        matches = 0
+        for branch in branches:
+            matches += branch(value, depth, state)
+            if matches > 1:
+                return False
+        return matches == 1
+
+    return check
+
+
+def _if_then_else(condition: _Check, then: _Check | None, otherwise: _Check | None) -> _Check:
+    def check(value: object, depth: int, state: _State) -> bool:
+        branch = then if condition(value, depth, state) else otherwise
+        return branch is None or branch(value, depth, state)
+
+    return check
+
+
+def _prefix_items(heads: tuple[_Check, ...], rest: _Check) -> _Check:
+    count = len(heads)
+
+    def check(value: Any, depth: int, state: _State) -> bool:
+        if not all(c(v, depth, state) for v, c in zip(value, heads, strict=False)):
+            return False
+        return all(rest(v, depth, state) for v in value[count:])
+
+    return check
+
+
+def _node(
+    common: tuple[_Check, ...],
+    numbers: tuple[_Check, ...] | None,
+    strings: tuple[_Check, ...] | None,
+    arrays: tuple[_Check, ...] | None,
+    objects: tuple[_Check, ...] | None,
+    late: tuple[_Check, ...],
+) -> _Check:
+    """A schema object's check: its keywords in ``_Evaluation._keywords``'s order (which
+    one raises first, past a depth or a pattern budget, is the same), each value's kind's
+    keywords only."""
+
+    by_kind: dict[type, tuple[_Check, ...]] = {
+        kind: assertions
+        for kind, assertions in (
+            (int, numbers),
+            (float, numbers),
+            (str, strings),
+            (list, arrays),
+            (dict, objects),
+        )
+        if assertions is not None
+    }
+    assertions = common  # the kind's keywords (if any) go between the two groups
+
+    def check(value: object, depth: int, state: _State) -> bool:
+        if depth > MAX_RULE_DEPTH:
+            raise RuleDepthError(f"the schema rule nests deeper than {MAX_RULE_DEPTH} levels")
+        if type(value) not in _NATIVE:
+            value = _plain(value, state)
+        depth += 1
+        for assertion in assertions:
+            if not assertion(value, depth, state):
+                return False
+        specific = by_kind.get(type(value))
+        if specific is not None:
+            for assertion in specific:
+                if not assertion(value, depth, state):
+                    return False
+        return all(assertion(value, depth, state) for assertion in late)
+
+    return check

@@ -5,19 +5,9 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Literal, Self
+from typing import Annotated, Literal
 
-from pydantic import (
-    MISSING,
-    ConfigDict,
-    Field,
-    ModelWrapValidatorHandler,
-    StrictBool,
-    StrictFloat,
-    StrictInt,
-    StrictStr,
-    model_validator,
-)
+from pydantic import MISSING, ConfigDict, Field, StrictBool, StrictFloat, StrictInt, StrictStr
 from typing_extensions import TypeAliasType
 
 from agentruns_generated._json import (
@@ -278,17 +268,13 @@ class AtifContentPart(JsonModel):
     text: StrictStr | MISSING | None = MISSING
     source: AtifImageSource | AtifAudioSource | MISSING | None = MISSING
 
-    @model_validator(mode="wrap")
-    @classmethod
-    def _check_schema_rules(cls, value: object, handler: ModelWrapValidatorHandler[Self]) -> Self:
+    def model_post_init(self, context: object, /) -> None:
         """Enforce the schema rules in this model's ``allOf`` (``not``,
-        if/then/else) on a model made from data; a model given as it is was
-        checked when it was made (pydantic does not validate its fields again
-        either, and its parents would check it once per level)."""
-        model = handler(value)
-        if model is not value:
-            check_rules(model, SCHEMA_REFS)
-        return model
+        if/then/else) once, when the model is made (from data or in code): a
+        model passed as it is into a parent is not checked again, and no
+        validator sees its input as Python data first (pydantic would convert
+        a JSON input to Python objects for a wrap validator at every level)."""
+        check_rules(self, SCHEMA_REFS)
 
 
 AtifContentPartField = Literal["type", "text", "source"]
@@ -450,17 +436,13 @@ class AtifSubagentTrajectoryRef(JsonModel):
     Custom metadata about the subagent execution.
     """
 
-    @model_validator(mode="wrap")
-    @classmethod
-    def _check_schema_rules(cls, value: object, handler: ModelWrapValidatorHandler[Self]) -> Self:
+    def model_post_init(self, context: object, /) -> None:
         """Enforce the schema rules in this model's ``allOf`` (``not``,
-        if/then/else) on a model made from data; a model given as it is was
-        checked when it was made (pydantic does not validate its fields again
-        either, and its parents would check it once per level)."""
-        model = handler(value)
-        if model is not value:
-            check_rules(model, SCHEMA_REFS)
-        return model
+        if/then/else) once, when the model is made (from data or in code): a
+        model passed as it is into a parent is not checked again, and no
+        validator sees its input as Python data first (pydantic would convert
+        a JSON input to Python objects for a wrap validator at every level)."""
+        check_rules(self, SCHEMA_REFS)
 
 
 AtifSubagentTrajectoryRefField = Literal["trajectory_id", "trajectory_path", "session_id", "extra"]
@@ -752,17 +734,13 @@ class AtifStep(JsonModel):
     True if this step was copied from a prior trajectory for context. Consumers MUST filter such steps out of SFT training data.
     """
 
-    @model_validator(mode="wrap")
-    @classmethod
-    def _check_schema_rules(cls, value: object, handler: ModelWrapValidatorHandler[Self]) -> Self:
+    def model_post_init(self, context: object, /) -> None:
         """Enforce the schema rules in this model's ``allOf`` (``not``,
-        if/then/else) on a model made from data; a model given as it is was
-        checked when it was made (pydantic does not validate its fields again
-        either, and its parents would check it once per level)."""
-        model = handler(value)
-        if model is not value:
-            check_rules(model, SCHEMA_REFS)
-        return model
+        if/then/else) once, when the model is made (from data or in code): a
+        model passed as it is into a parent is not checked again, and no
+        validator sees its input as Python data first (pydantic would convert
+        a JSON input to Python objects for a wrap validator at every level)."""
+        check_rules(self, SCHEMA_REFS)
 
 
 AtifStepField = Literal[
@@ -854,17 +832,13 @@ class AtifTrajectory(JsonModel):
     Embedded subagent trajectories (v1.7+). Each entry MUST set `trajectory_id` and ids MUST be unique within this array.
     """
 
-    @model_validator(mode="wrap")
-    @classmethod
-    def _check_schema_rules(cls, value: object, handler: ModelWrapValidatorHandler[Self]) -> Self:
+    def model_post_init(self, context: object, /) -> None:
         """Enforce the schema rules in this model's ``allOf`` (``not``,
-        if/then/else) on a model made from data; a model given as it is was
-        checked when it was made (pydantic does not validate its fields again
-        either, and its parents would check it once per level)."""
-        model = handler(value)
-        if model is not value:
-            check_rules(model, SCHEMA_REFS)
-        return model
+        if/then/else) once, when the model is made (from data or in code): a
+        model passed as it is into a parent is not checked again, and no
+        validator sees its input as Python data first (pydantic would convert
+        a JSON input to Python objects for a wrap validator at every level)."""
+        check_rules(self, SCHEMA_REFS)
 
 
 AtifTrajectoryField = Literal[

@@ -1,0 +1,132 @@
+"""Compiled rules mean what the interpreter means: ``compile_rule(schema, refs)(value)`` is
+``satisfies(value, schema, refs)`` on every schema and value, and a model's rules read from the
+model are its rules read from its dump. The interpreter (``satisfies``) is the oracle: it is
+the proven path the compiled one replaced."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from agentruns_generated._json import (
+    MAX_RULE_DEPTH,
+    RuleDepthError,
+    check_rules,
+    compile_rule,
+    satisfies,
+)
+from tests._settings import PROPERTY_SETTINGS
+from tests.test_random_schemas import json_values, schemas, schemas_with_refs
+
+extra_keywords: st.SearchStrategy[Any] = st.sampled_from(
+    [
+        {"pattern": "^a"},
+        {"pattern": "b$"},
+        {"format": "date"},
+        {"propertyNames": {"maxLength": 1}},
+        {"patternProperties": {"^a": {"type": "integer"}}},
+        {"dependencies": {"a": ["b"]}},
+        {"dependencies": {"a": {"required": ["c"]}}},
+        {"items": [{"type": "integer"}], "additionalItems": False},
+        {"allOf": [{"allOf": [{"type": "object"}]}, {"type": "object"}]},
+    ]
+)
+
+
+def _verdict(check: Any) -> object:
+    try:
+        return check()
+    except RuleDepthError:
+        return RuleDepthError
+
+
+def _agree(schema: Any, refs: dict[str, Any], value: Any) -> None:
+    compiled = compile_rule(schema, refs)
+    expected = _verdict(lambda: satisfies(value, schema, refs))
+    got = _verdict(lambda: compiled(value))
+    assert got == expected, f"{json.dumps(value)} against {json.dumps(schema)} ({refs})"
+
+
+@PROPERTY_SETTINGS
+@given(schema=schemas | extra_keywords, values=st.lists(json_values, min_size=8, max_size=16))
+def test_a_compiled_rule_agrees_with_the_interpreter(schema: Any, values: list[Any]) -> None:
+    for value in values:
+        _agree(schema, {}, value)
+
+
+@PROPERTY_SETTINGS
+@given(
+    root=schemas_with_refs,
+    definitions=st.lists(schemas_with_refs, min_size=2, max_size=2),
+    values=st.lists(json_values, min_size=8, max_size=16),
+)
+def test_a_compiled_rule_with_references_agrees_with_the_interpreter(
+    root: Any, definitions: list[Any], values: list[Any]
+) -> None:
+    refs = {f"/definitions/d{k}": d for k, d in enumerate(definitions)}
+    for value in values:
+        _agree(root, refs, value)
+
+
+def test_a_left_recursive_reference_is_false_as_interpreted() -> None:
+    refs = {"/definitions/a": {"allOf": [{"$ref": "#/definitions/a"}]}}
+    _agree({"$ref": "#/definitions/a"}, refs, {"x": 1})
+    assert compile_rule({"$ref": "#/definitions/a"}, refs)({"x": 1}) is False
+
+
+def test_a_rule_deeper_than_the_bound_raises_as_interpreted() -> None:
+    value: Any = 1
+    for _ in range(MAX_RULE_DEPTH + 5):
+        value = [value]
+    refs = {"/definitions/a": {"items": {"$ref": "#/definitions/a"}}}
+    _agree({"$ref": "#/definitions/a"}, refs, value)
+    with pytest.raises(RuleDepthError):
+        compile_rule({"$ref": "#/definitions/a"}, refs)(value)
+
+
+def test_fanning_references_are_judged_once_per_value() -> None:
+    """Each definition names the next twice: 2**40 paths, judged in linear time."""
+    refs = {
+        f"/definitions/d{k}": {"allOf": [{"$ref": f"#/definitions/d{k + 1}"}] * 2}
+        for k in range(40)
+    }
+    refs["/definitions/d40"] = {"type": "integer"}
+    assert compile_rule({"$ref": "#/definitions/d0"}, refs)(3) is True
+
+
+@pytest.mark.parametrize(
+    ("step", "valid"),
+    [
+        ({"step_id": 1, "source": "agent", "message": "x", "model_name": "m"}, True),
+        ({"step_id": 1, "source": "user", "message": "x", "model_name": "m"}, False),
+        ({"step_id": 1, "source": "user", "message": "x", "model_name": None}, True),
+        (
+            {"step_id": 1, "source": "agent", "message": "x", "llm_call_count": 0, "metrics": {}},
+            False,
+        ),
+        ({"step_id": 1, "source": "agent", "message": [{"type": "text", "text": "t"}]}, True),
+    ],
+)
+def test_a_models_rules_read_from_the_model_are_its_rules_read_from_its_dump(
+    step: dict[str, Any], valid: bool
+) -> None:
+    from pydantic import ValidationError
+
+    from agentruns_generated.atif import SCHEMA_REFS, AtifStep
+
+    rules = AtifStep.model_config.get("json_schema_extra")
+    assert isinstance(rules, dict)
+    assert all(satisfies(step, rule, SCHEMA_REFS) for rule in rules["allOf"]) is valid
+    if not valid:
+        with pytest.raises(ValidationError) as raised:
+            AtifStep.model_validate(step)
+        assert {e["type"] for e in raised.value.errors()} == {"schema_rule"}
+        return
+    model = AtifStep.model_validate(step)
+    dumped = model.model_dump(mode="json", by_alias=True)
+    assert all(satisfies(dumped, rule, SCHEMA_REFS) for rule in rules["allOf"])
+    check_rules(model, SCHEMA_REFS)  # read from the model itself: no error
