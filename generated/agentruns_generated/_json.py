@@ -168,20 +168,23 @@ class Timestamp(datetime):
     as pydantic writes a datetime.
     """
 
-    __slots__ = ("text",)
+    # No ``__new__`` of its own: ``datetime.fromisoformat`` makes one in C, and the text is
+    # then set; an instant made otherwise has none (``text`` is None).
+    __slots__ = ("_text",)
+    _text: str
 
-    text: str | None
-    """The text it was read from; None for an instant made in code."""
-
-    def __new__(cls, *args: Any, text: str | None = None, **kwargs: Any) -> Timestamp:
-        self = super().__new__(cls, *args, **kwargs)
-        self.text = text
-        return self
+    @property
+    def text(self) -> str | None:
+        """The text it was read from; None for an instant made in code."""
+        try:
+            return self._text
+        except AttributeError:
+            return None
 
     @classmethod
     def of(cls, instant: datetime, text: str | None) -> Timestamp:
         """``instant`` as a Timestamp written as ``text``."""
-        return cls(
+        made = cls(
             instant.year,
             instant.month,
             instant.day,
@@ -191,8 +194,10 @@ class Timestamp(datetime):
             instant.microsecond,
             instant.tzinfo,
             fold=instant.fold,
-            text=text,
         )
+        if text is not None:
+            made._text = text
+        return made
 
     def __reduce_ex__(self, protocol: Any) -> tuple[Any, ...]:
         # datetime pickles its fields as bytes and would lose the text
@@ -217,14 +222,22 @@ def _timestamp(instant: datetime, text: str | None) -> Timestamp:
     return Timestamp.of(instant, text)
 
 
-def _remember_text(text: str, parse: core_schema.ValidatorFunctionWrapHandler) -> Timestamp:
-    if text[17:19] == "60":
+def _remember_text(text: str) -> Timestamp:
+    """The instant an RFC 3339 text (its shape already checked by the Rust pattern) names,
+    remembering the text: one C call (``fromisoformat``), no second parse in Rust."""
+    upper = text.upper()  # "t" and "z" are RFC 3339 too
+    if upper[-1] != "Z" and upper[-2:] >= "60":
+        raise ValueError("offset minutes past 59")
+    if upper[17:19] == "60":
         # a leap second (23:59:60 UTC) is valid RFC 3339; a datetime cannot hold second 60,
         # so it holds :59 and the text keeps the 60 (it is written back as read)
-        offset = text[19:].lstrip(".0123456789")
-        if _leap_second_at(int(text[11:13]), int(text[14:16]), offset.upper()):
-            return Timestamp.of(parse(text[:17] + "59" + text[19:]), text)
-    return Timestamp.of(parse(text), text)
+        offset = upper[19:].lstrip(".0123456789")
+        if not _leap_second_at(int(upper[11:13]), int(upper[14:16]), offset):
+            raise ValueError("a leap second is 23:59:60 UTC")
+        upper = upper[:17] + "59" + upper[19:]
+    made = Timestamp.fromisoformat(upper)
+    made._text = text
+    return made
 
 
 def _written(value: datetime, write: core_schema.SerializerFunctionWrapHandler) -> object:
@@ -236,9 +249,7 @@ _RFC3339_TEXT = core_schema.custom_error_schema(
     core_schema.chain_schema(
         [
             core_schema.str_schema(strict=True, pattern=_RFC3339_DATETIME_RUST),
-            core_schema.no_info_wrap_validator_function(
-                _remember_text, core_schema.datetime_schema(tz_constraint="aware")
-            ),
+            core_schema.no_info_plain_validator_function(_remember_text),
         ]
     ),
     custom_error_type="rfc3339_datetime",
