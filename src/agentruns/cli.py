@@ -15,6 +15,7 @@ import signal
 import stat
 import sys
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 from types import FrameType
@@ -606,16 +607,32 @@ def _refuse_sessions_as_outputs(folders: list[str], named: dict[str, str]) -> No
                 raise _Usage(f"{option} {path} is a session in {folder}, an input: not replaced")
 
 
-def _each_session(inputs: Sequence[str]) -> Iterator[list[str]]:
+@dataclass(frozen=True)
+class _Unreadable:
+    """A file in a folder of sessions that could not be read (named, never passed over)."""
+
+    path: str
+    reason: str
+
+
+def _each_session(inputs: Sequence[str]) -> Iterator[list[str] | _Unreadable]:
     from agentruns import transcripts as readers
 
     for name in inputs:
         if _is_folder_of_sessions(name):
             found = 0
-            for session, _ in readers.sessions(name):
+            skipped: list[_Unreadable] = []
+
+            def note(path: str, why: str, into: list[_Unreadable] = skipped) -> None:
+                into.append(_Unreadable(path, why))
+
+            for session, _ in readers.sessions(name, note):
+                yield from skipped
+                skipped.clear()
                 found += 1
                 yield [session]
-            if not found:
+            yield from skipped
+            if not found and not skipped:
                 yield [name]  # rejected as what it is: a folder without a session
         else:
             yield [name]
@@ -702,7 +719,7 @@ def import_command(
     folders = [name for name in transcripts if _is_folder_of_sessions(name)]
     if folders:
         # a folder in, every session out: each session is a run of its own, found lazily
-        runs: Iterable[list[str]] = _each_session(transcripts)
+        runs: Iterable[list[str] | _Unreadable] = _each_session(transcripts)
     else:
         runs = [[name] for name in transcripts] if each else [list(transcripts)]
     named: dict[str, str | None] = {"-o": output, "--rejects": rejects, "--losses": losses}
@@ -716,6 +733,10 @@ def import_command(
         reject_out = _opened(outputs, "--rejects")
         loss_out = _opened(outputs, "--losses")
         for names in runs:
+            if isinstance(names, _Unreadable):
+                failed += 1
+                messages.note(f"{names.path}: unreadable: {names.reason}")
+                continue
             done = import_run(names, to, harness=harness, values=values, conversation=conversation)
             for note in done.notes:
                 messages.note(note)

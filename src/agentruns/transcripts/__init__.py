@@ -207,7 +207,9 @@ def detect(path: str) -> HarnessName:
     return votes.most_common(1)[0][0]
 
 
-def sessions(folder: str | Path) -> Iterator[tuple[str, HarnessName]]:
+def sessions(
+    folder: str | Path, unreadable: Callable[[str, str], None] | None = None
+) -> Iterator[tuple[str, HarnessName]]:
     """Every session under a folder, as (what ``load`` takes, its harness), in path order.
 
     A Cline task folder and an OpenCode storage tree or database are sessions (one, or one a
@@ -215,8 +217,18 @@ def sessions(folder: str | Path) -> Iterator[tuple[str, HarnessName]]:
     Claude Code subagent file (``<session>/subagents/agent-*.jsonl``) belongs to its session
     and is not one of its own. The folder is walked lazily: a home directory's worth of
     sessions is never held at once.
+
+    Only regular files are opened (a FIFO would block the walk for ever, ``/dev/zero`` never
+    ends); such a file, one that cannot be opened and a database that cannot be read are
+    given to ``unreadable`` (path, reason), never passed over in silence by a caller that
+    asks.
     """
     import os
+    import stat
+
+    def skip(path: str, reason: str) -> None:
+        if unreadable is not None:
+            unreadable(path, reason)
 
     for top, dirs, files in os.walk(folder, onerror=None):
         dirs.sort()
@@ -233,21 +245,40 @@ def sessions(folder: str | Path) -> Iterator[tuple[str, HarnessName]]:
         if here.name == "subagents" and here.parent.with_suffix(".jsonl").is_file():
             continue
         for name in sorted(files):
+            if not name.endswith(_SESSION_SUFFIXES):
+                continue
             path = str(here / name)
+            try:
+                mode = os.stat(path).st_mode
+                if stat.S_ISREG(mode):
+                    with open(path, "rb"):
+                        pass
+            except OSError as error:
+                skip(path, error.strerror or str(error))
+                continue
+            if not stat.S_ISREG(mode):
+                skip(path, "not a regular file (a FIFO, a device or a socket): not read")
+                continue
             if name.endswith(".db"):
                 try:
                     if _opencode_storage.is_database(path):
-                        for session in _opencode_storage.sessions(path):
-                            yield session, "opencode-storage"
-                except (OSError, InputError):
-                    pass
-                continue
-            if not name.endswith((".jsonl", ".json", ".ndjson", ".aider.chat.history.md")):
+                        found = _opencode_storage.sessions(path)
+                    else:
+                        continue
+                except (OSError, InputError) as error:
+                    skip(path, str(error).removeprefix(f"{path}: "))
+                    continue
+                for session in found:
+                    yield session, "opencode-storage"
                 continue
             try:
                 yield path, detect(path)
             except TranscriptError:
                 continue  # not a session of any harness
+
+
+_SESSION_SUFFIXES = (".jsonl", ".json", ".ndjson", ".aider.chat.history.md", ".db")
+"""The names a folder walk looks into (anything else is no session file)."""
 
 
 def summarize(

@@ -63,11 +63,18 @@ def storage_root(path: Path) -> Path | None:
 
 
 def sessions(path: str) -> list[str]:
-    """The sessions a storage tree or database holds, each as a name ``read`` takes."""
+    """The sessions a storage tree or database holds, each as a name ``read`` takes
+    (``InputError`` for a database that cannot be read as OpenCode's)."""
     base = Path(path)
     if is_database(path):
         with _connect(base) as db:
-            return [f"{path}#{info['id']}" for info in _rows(db, "session", None)]
+            found = []
+            for info in _rows(db, "session", None, base):
+                ident = info.get("id")
+                if not isinstance(ident, str | int):
+                    raise InputError(f"{path}: a session row without an id: not OpenCode's")
+                found.append(f"{path}#{ident}")
+            return found
     root = storage_root(base)
     if root is None:
         return []
@@ -143,45 +150,83 @@ def _lone(found: JsonObject) -> _Session:
     return session, [found], {}
 
 
+READ_SECONDS = 120.0
+"""How long reading one database may take: a query that runs past it (a view over an endless
+recursive query, say) is interrupted and the database named as unreadable."""
+
+
 def _connect(file: Path) -> sqlite3.Connection:
+    """The database, read-only, with a progress handler: Python runs between SQLite's steps,
+    so a stopping signal's handler runs too (a query in C would hold it back), and a read
+    past ``READ_SECONDS`` is interrupted."""
+    import time
+
     try:
-        return sqlite3.connect(f"file:{file}?mode=ro", uri=True)
+        db = sqlite3.connect(f"file:{file}?mode=ro", uri=True)
     except sqlite3.Error as error:
         raise InputError(f"{file}: cannot open the database: {error}") from None
+    deadline = time.monotonic() + READ_SECONDS
+    db.set_progress_handler(lambda: time.monotonic() > deadline, 1_000)
+    return db
 
 
 def _rows(
+    db: sqlite3.Connection, table: str, where: tuple[str, str] | None, file: Path | None = None
+) -> Iterator[JsonObject]:
+    """The objects of a table: each row's columns, with its ``data`` JSON merged in. Only a
+    real table is read (a view may compute without end); a database error is an
+    ``InputError`` naming the file."""
+    try:
+        yield from _table_rows(db, table, where)
+    except sqlite3.Error as error:
+        reason = "read for too long" if "interrupt" in str(error) else str(error)
+        raise InputError(f"{file or 'database'}: cannot read table {table}: {reason}") from None
+
+
+def _table_rows(
     db: sqlite3.Connection, table: str, where: tuple[str, str] | None
 ) -> Iterator[JsonObject]:
-    """The objects of a table: each row's columns, with its ``data`` JSON merged in."""
-    try:
-        columns = [row[1] for row in db.execute(f"PRAGMA table_info({table})")]
-        if not columns:
-            return
-        query = f"SELECT * FROM {table}"
-        arguments: tuple[str, ...] = ()
-        if where is not None and where[0] in columns:
-            query += f" WHERE {where[0]} = ?"
-            arguments = (where[1],)
-        order = next((c for c in ("time_created", "id") if c in columns), None)
-        if order is not None:
-            query += f" ORDER BY {order}, id" if order != "id" else " ORDER BY id"
-        for row in db.execute(query, arguments):
-            values = dict(zip(columns, row, strict=True))
-            data = values.pop("data", None)
-            merged: JsonObject = {
-                _camel(k): v for k, v in values.items() if isinstance(v, str | int | float)
-            }
-            if isinstance(data, str | bytes):
-                try:
-                    parsed = json.loads(data)
-                except ValueError:
-                    parsed = None
-                if isinstance(parsed, dict):
-                    merged.update(parsed)
-            yield merged
-    except sqlite3.Error as error:
-        raise InputError(f"the database cannot be read ({table}): {error}") from None
+    kinds = db.execute("SELECT type FROM sqlite_master WHERE name = ?", (table,)).fetchall()
+    if not kinds:
+        return
+    if kinds[0][0] != "table":
+        raise sqlite3.DatabaseError(f"{table} is a {kinds[0][0]}, not a table")
+    columns = [row[1] for row in db.execute(f"PRAGMA table_info({table})")]
+    if not columns:
+        return
+    # a value past the record limit is not loaded (a tool output of hundreds of MB would
+    # exhaust memory): its size is read instead, and the session refused with it
+    chosen = ", ".join(
+        f"CASE WHEN length({c}) > {MAX_RECORD_SIZE} THEN length({c}) ELSE {c} END"
+        if c == "data"
+        else c
+        for c in columns
+    )
+    query = f"SELECT {chosen} FROM {table}"
+    arguments: tuple[str, ...] = ()
+    if where is not None and where[0] in columns:
+        query += f" WHERE {where[0]} = ?"
+        arguments = (where[1],)
+    order = next((c for c in ("time_created", "id") if c in columns), None)
+    if order is not None:
+        query += f" ORDER BY {order}, id" if order != "id" else " ORDER BY id"
+    for row in db.execute(query, arguments):
+        values = dict(zip(columns, row, strict=True))
+        data = values.pop("data", None)
+        if isinstance(data, int) and data > MAX_RECORD_SIZE:  # its length, not loaded
+            limit = f"{MAX_RECORD_SIZE:,}-byte record limit"
+            raise sqlite3.DataError(f"a row holds {data:,} bytes of data, past the {limit}")
+        merged: JsonObject = {
+            _camel(k): v for k, v in values.items() if isinstance(v, str | int | float)
+        }
+        if isinstance(data, str | bytes):
+            try:
+                parsed = json.loads(data)
+            except ValueError:
+                parsed = None
+            if isinstance(parsed, dict):
+                merged.update(parsed)
+        yield merged
 
 
 def _camel(column: str) -> str:
@@ -193,7 +238,9 @@ def _camel(column: str) -> str:
 
 def _from_database(file: Path, wanted: str | None, summary: Summary) -> _Session | None:
     with _connect(file) as db:
-        found = [s for s in _rows(db, "session", None) if wanted is None or s.get("id") == wanted]
+        found = [
+            s for s in _rows(db, "session", None, file) if wanted is None or s.get("id") == wanted
+        ]
         if len(found) != 1:
             what = "no session" if not found else f"{len(found)} sessions"
             raise InputError(
@@ -201,9 +248,9 @@ def _from_database(file: Path, wanted: str | None, summary: Summary) -> _Session
             )
         info = found[0]
         ident = str(info.get("id"))
-        messages = list(_rows(db, "message", ("session_id", ident)))
+        messages = list(_rows(db, "message", ("session_id", ident), file))
         parts: dict[str, list[JsonObject]] = {}
-        for part in _rows(db, "part", ("session_id", ident)):
+        for part in _rows(db, "part", ("session_id", ident), file):
             mid = part.get("messageID")
             if isinstance(mid, str):
                 parts.setdefault(mid, []).append(part)
