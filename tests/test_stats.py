@@ -125,3 +125,60 @@ def test_past_the_exact_limit_quantiles_stay_within_one_percent(seed: int) -> No
         found = sketch.quantile(q)
         assert found is not None
         assert abs(found - exact) <= 0.01 * exact + 0.5
+
+
+big_integers = st.integers(0, 10**400) | st.sampled_from([10**400, 2**63, 2**64 + 1])
+extreme_times = st.sampled_from(
+    [
+        "0001-01-01T00:00:00+23:59",
+        "0001-01-01T00:00:00-23:59",
+        "9999-12-31T23:59:59-23:59",
+        "9999-12-31T23:59:59+23:59",
+        "2026-01-01T00:00:00Z",
+    ]
+)
+
+
+def _stats_of(tmp: Path, lines: list[str]) -> dict[str, object]:
+    path = tmp / "runs.jsonl"
+    path.write_text("\n".join(lines) + "\n")
+    result = CliRunner().invoke(main, ["stats", str(path)])
+    assert result.exit_code == 0, result.output
+    result = CliRunner().invoke(main, ["stats", "--output-format", "json", str(path)])
+    assert result.exit_code == 0, result.output
+    shown = json.loads(result.output)
+    assert isinstance(shown, dict)
+    return shown
+
+
+@given(counts=st.lists(big_integers, min_size=1, max_size=5))
+@settings(max_examples=40, deadline=None)
+def test_stats_take_any_integer_a_schema_allows(
+    tmp_path_factory: pytest.TempPathFactory, counts: list[int]
+) -> None:
+    record = json.loads((FIXTURES / "portable.min.json").read_text())
+    lines = []
+    for count in counts:
+        record["total_tokens"] = record["duration_ms"] = count
+        lines.append(json.dumps(record))
+    shown = _stats_of(tmp_path_factory.mktemp("stats"), lines)
+    assert shown["tokens"] == shown["duration_ms"]
+    assert shown["tokens"]["max"] == max(counts)  # type: ignore[index]
+
+
+@pytest.mark.parametrize("start", ["0001-01-01T00:00:00+23:59", "9999-12-31T23:59:59-23:59"])
+def test_stats_take_any_time_a_schema_allows(tmp_path: Path, start: str) -> None:
+    record = json.loads((FIXTURES / "agentrun.min.json").read_text())
+    record["started_at"] = start
+    record.pop("ended_at")
+    shown = _stats_of(tmp_path, [json.dumps(record)])
+    days = [entry["day"] for entry in shown["tokens_by_day"]]  # type: ignore[attr-defined]
+    assert days == ["0000-12-31" if start.startswith("0001") else "10000-01-01"]
+
+
+def test_a_sketch_past_its_exact_limit_holds_integers_beyond_a_float() -> None:
+    sketch = Sketch()
+    for value in [*range(EXACT + 10), 10**400]:
+        sketch.add(value)
+    assert sketch.quantile(1.0) == 10**400
+    assert sketch.summary()["max"] == 10**400

@@ -64,7 +64,7 @@ class Sketch:
         self.values: list[float] | None = []
 
     def add(self, value: float) -> None:
-        if value < 0 or math.isnan(value):
+        if value < 0 or (isinstance(value, float) and math.isnan(value)):
             return  # durations and tokens are not negative; such a value is left out
         self.integral = self.integral and isinstance(value, int)
         self.count += 1
@@ -111,7 +111,10 @@ class Sketch:
         for index in sorted(self.buckets):
             seen += self.buckets[index]
             if seen >= target:
-                estimate = 2 * self._gamma**index / (self._gamma + 1)
+                try:
+                    estimate = 2 * self._gamma**index / (self._gamma + 1)
+                except OverflowError:  # past a float (an integer count of 10**400): the maximum
+                    estimate = self.maximum
                 break
         if estimate is None:
             return None
@@ -190,7 +193,14 @@ def _day(run: Run) -> str | None:
     start = run.started_at
     if not isinstance(start, datetime) or start.tzinfo is None:
         return None
-    return start.astimezone(UTC).date().isoformat()
+    try:
+        return start.astimezone(UTC).date().isoformat()
+    except OverflowError:
+        # a valid time whose UTC day lies outside what Python's date holds: 0001-01-01 with
+        # a positive offset is still 0000-12-31 in UTC, 9999-12-31 with a negative one
+        # already 10000-01-01
+        offset = start.utcoffset()
+        return "0000-12-31" if offset is not None and offset.total_seconds() > 0 else "10000-01-01"
 
 
 def _name(value: object) -> str:
