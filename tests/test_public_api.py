@@ -166,6 +166,7 @@ PUBLIC: dict[str, list[str]] = {
         "RunStats",
         "Sketch",
         "TOKEN_KINDS",
+        "add_sessions",
         "facts_from",
         "render",
         "stats_document",

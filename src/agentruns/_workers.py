@@ -47,6 +47,12 @@ def available_cpus() -> int:
     return os.cpu_count() or 1
 
 
+def jobs_for(asked: int | None) -> int:
+    """The worker processes to use: as many as asked (one per available CPU if not asked),
+    never more than the CPUs this process may use."""
+    return max(1, min(asked or available_cpus(), available_cpus()))
+
+
 class OrderedMap(Generic[T, R]):
     """``(item, function(item))`` for every item, in order; ``function`` runs in ``jobs``
     worker processes (it must be picklable: a module-level function or a ``partial`` of one).

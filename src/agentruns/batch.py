@@ -25,7 +25,7 @@ from types import TracebackType
 
 from pydantic import BaseModel
 
-from agentruns._workers import OrderedMap, available_cpus
+from agentruns._workers import OrderedMap, jobs_for
 from agentruns.conversion import Conversion, convert, format_named
 from agentruns.detect import MODELS, detect
 from agentruns.errors import ConversionError, InputError, LossError
@@ -312,7 +312,7 @@ class Batch:
     ) -> None:
         self.tally = Tally()
         self._on_unreadable = on_unreadable
-        self.jobs = max(1, min(jobs or available_cpus(), available_cpus()))
+        self.jobs = jobs_for(jobs)
         documents = self._documents(list(paths), layout, max_record_size)
         self._map = OrderedMap(
             Boundary(work),

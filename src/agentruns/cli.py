@@ -16,6 +16,7 @@ import stat
 import sys
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from functools import partial
 from pathlib import Path
 from types import FrameType
@@ -790,6 +791,23 @@ def import_command(
     show_default=True,
     help="For people (text) or programs (json: one object).",
 )
+@click.option(
+    "--since",
+    type=click.DateTime(["%Y-%m-%d"]),
+    help="Session folders: only runs started on this UTC day or later (files last modified "
+    "before it are not opened).",
+)
+@click.option(
+    "--until",
+    type=click.DateTime(["%Y-%m-%d"]),
+    help="Session folders: only runs started by this UTC day.",
+)
+@click.option(
+    "--no-cache",
+    is_flag=True,
+    help="Session folders: read every file, and remember nothing (the cache keeps what each "
+    "unchanged session file said, under ~/.cache/agentruns or $AGENTRUNS_CACHE_DIR).",
+)
 @_batch_options
 def stats_command(
     files: tuple[str, ...],
@@ -797,6 +815,9 @@ def stats_command(
     jsonl: bool,
     top: int,
     shape: str,
+    since: datetime | None,
+    until: datetime | None,
+    no_cache: bool,
     jobs: int | None,
     max_record_size: int,
     max_errors: int,
@@ -804,9 +825,12 @@ def stats_command(
     """Runs by format and status, duration and token percentiles, the most used and most
     failing tools, runs per agent; read as a stream, in bounded memory.
 
+    FILE is a file of run records, or a folder of the session files agents keep (Claude Code's
+    ~/.claude/projects, Codex's ~/.codex/sessions, ...): each session is a run, read in worker
+    processes, and remembered so that a second look at an unchanged folder reads nothing.
     With no FILE, or FILE -, standard input is read.
     """
-    from agentruns.stats import RunStats, facts_from, render, stats_document
+    from agentruns.stats import RunStats, add_sessions, facts_from, render, stats_document
 
     report = Reporter("text", max_errors, err=True)
     stats = RunStats()
@@ -820,11 +844,27 @@ def stats_command(
         stats.add(facts_from(outcome.output))
 
     inputs = files or ("-",)
-    tally = drive(
-        _batch(partial(stats_document, fmt=fmt), inputs, jsonl, jobs, max_record_size),
-        accepted=accepted,
-        rejected=rejected,
-    )
+    folders = [name for name in inputs if name != "-" and os.path.isdir(name)]
+    records = [name for name in inputs if name not in folders]
+    tally = Tally()
+    if records or not folders:
+        tally = drive(
+            _batch(partial(stats_document, fmt=fmt), records, jsonl, jobs, max_record_size),
+            accepted=accepted,
+            rejected=rejected,
+        )
+    for folder in folders:
+        add_sessions(
+            stats,
+            folder,
+            jobs=jobs,
+            cache=not no_cache,
+            since=since.date().isoformat() if since else None,
+            until=until.date().isoformat() if until else None,
+            problem=lambda path, why: report.say(
+                "unreadable", path, 0, f"{path}: unreadable: {why}"
+            ),
+        )
     if shape == "json":
         click.echo(json.dumps(stats.as_json(top)))
     else:

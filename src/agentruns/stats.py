@@ -13,7 +13,9 @@ from __future__ import annotations
 import json
 import math
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
+from typing import TYPE_CHECKING
 
 from agentruns import derivations
 from agentruns.batch import Outcome, read_model
@@ -21,6 +23,9 @@ from agentruns.canonical import Run
 from agentruns.conversion import to_canonical
 from agentruns.io import Raw, parse
 from agentruns_generated._json import JsonValue
+
+if TYPE_CHECKING:
+    from agentruns._facts_cache import FactsCache
 
 __all__ = [
     "EXACT",
@@ -31,6 +36,7 @@ __all__ = [
     "RunFacts",
     "RunStats",
     "Sketch",
+    "add_sessions",
     "facts_from",
     "render",
     "stats_document",
@@ -323,8 +329,9 @@ def render(stats: RunStats, top: int = 10) -> str:
     ]
     lines.append("")
     lines.append("by format and status")
+    width = max([10, *(len(fmt) for fmt, _ in stats.by_format_status)])  # harness names too
     for (fmt, status), number in sorted(stats.by_format_status.items()):
-        lines.append(f"  {fmt:<10} {status:<16} {number:>10}")
+        lines.append(f"  {fmt:<{width}} {status:<16} {number:>10}")
     for label, sketch in (("duration ms", stats.duration_ms), ("tokens", stats.tokens)):
         lines.append("")
         if not sketch.count:
@@ -370,3 +377,120 @@ def _number(value: JsonValue) -> str:
     if isinstance(value, float):
         return f"{value:,.0f}"
     return f"{value:,}" if isinstance(value, int) else "-"
+
+
+# -- session folders -------------------------------------------------------------------------
+
+
+def _session_facts(item: tuple[str, str]) -> RunFacts | str:
+    """The facts of one session (in a worker process), or why it cannot be read."""
+    from agentruns.errors import AgentrunsError
+    from agentruns.transcripts import load
+
+    name, harness = item
+    try:
+        transcript = load(name, harness)
+    except (AgentrunsError, OSError, ValueError) as error:
+        return str(error)
+    return RunFacts.of(transcript.run, transcript.harness)
+
+
+def _failed(item: tuple[str, str], error: BaseException) -> RunFacts | str:
+    return f"{item[0]}: the worker reading it ended ({type(error).__name__}: {error})"
+
+
+def add_sessions(
+    stats: RunStats,
+    folder: str,
+    *,
+    jobs: int | None = None,
+    cache: bool = False,
+    since: str | None = None,
+    until: str | None = None,
+    problem: Callable[[str, str], None] | None = None,
+) -> None:
+    """Add every session under ``folder`` (the files the agents keep) to ``stats``.
+
+    Sessions are read in ``jobs`` worker processes (one per available CPU by default). With
+    ``cache``, a file whose identity has not changed since it was last read is not opened: its
+    facts come from the cache (``~/.cache/agentruns``, or ``$AGENTRUNS_CACHE_DIR``).
+    ``since``/``until`` (``YYYY-MM-DD``, UTC days, inclusive) keep the runs that started in the
+    range; a file last modified before ``since`` cannot hold one and is not opened. What cannot
+    be read is given to ``problem`` (path, reason) and counted as rejected.
+    """
+    from agentruns._facts_cache import FactsCache
+
+    remembered = FactsCache() if cache else None
+    try:
+        _add_sessions(stats, folder, jobs, remembered, since, until, problem)
+    finally:
+        if remembered is not None:
+            remembered.close()
+
+
+def _add_sessions(
+    stats: RunStats,
+    folder: str,
+    jobs: int | None,
+    cache: FactsCache | None,
+    since: str | None,
+    until: str | None,
+    problem: Callable[[str, str], None] | None,
+) -> None:
+    import os
+    from datetime import UTC, datetime
+
+    from agentruns._facts_cache import identity
+    from agentruns._workers import OrderedMap, jobs_for
+    from agentruns.transcripts import sessions
+
+    floor = (
+        datetime.fromisoformat(since).replace(tzinfo=UTC).timestamp() if since is not None else None
+    )
+    pending: dict[str, str] = {}  # file -> identity, for files read now (cached at the end)
+
+    def keep(facts: RunFacts) -> None:
+        if since is None and until is None:
+            stats.add(facts)
+            return
+        day = facts.day
+        if day is not None and (since is None or day >= since) and (until is None or day <= until):
+            stats.add(facts)
+
+    def unreadable(path: str, reason: str) -> None:
+        stats.rejected += 1
+        spoiled.add(path.partition("#")[0])
+        if problem is not None:
+            problem(path, reason)
+
+    def passed(path: str, status: os.stat_result) -> bool:
+        if floor is not None and status.st_mtime < floor:
+            return True  # modified before the range began: nothing in it is in the range
+        if cache is None:
+            return False
+        ident = identity(path, status)
+        known = cache.get(path, ident)
+        if known is None:
+            pending[path] = ident
+            return False
+        for facts in known:
+            keep(facts)
+        return True
+
+    found = sessions(folder, unreadable, passed=passed)
+    by_file: dict[str, list[RunFacts]] = {}
+    spoiled: set[str] = set()  # files not (wholly) read: never cached
+    with OrderedMap(_session_facts, found, jobs_for(jobs), on_failure=_failed, chunk=4) as work:
+        for (name, _), result in work:
+            file = name.partition("#")[0]
+            if isinstance(result, str):
+                unreadable(name, result.removeprefix(f"{name}: "))
+                continue
+            keep(result)
+            if file in pending:
+                by_file.setdefault(file, []).append(result)
+    if cache is not None:
+        # a file the walk looked at and found no session in holds none: remembered as such
+        for file, ident in pending.items():
+            if file not in spoiled:
+                cache.put(file, ident, by_file.get(file, []))

@@ -357,9 +357,9 @@ def export_blocks(
     """``(block, its rows)`` for consecutive blocks of ``raws``, in order; the rows are
     built in ``jobs`` processes (``None``: one per available CPU). The same rows in the
     same order whatever the number of jobs."""
-    from agentruns._workers import OrderedMap, available_cpus
+    from agentruns._workers import OrderedMap, jobs_for
 
-    workers = max(1, min(jobs or available_cpus(), available_cpus()))
+    workers = jobs_for(jobs)
     with OrderedMap(
         partial(export_raws, fmt=fmt),
         _blocks(raws, block),

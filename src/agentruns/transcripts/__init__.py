@@ -12,6 +12,7 @@ problem, never a stop.
 
 from __future__ import annotations
 
+import os
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import ExitStack
@@ -208,7 +209,10 @@ def detect(path: str) -> HarnessName:
 
 
 def sessions(
-    folder: str | Path, unreadable: Callable[[str, str], None] | None = None
+    folder: str | Path,
+    unreadable: Callable[[str, str], None] | None = None,
+    *,
+    passed: Callable[[str, os.stat_result], bool] | None = None,
 ) -> Iterator[tuple[str, HarnessName]]:
     """Every session under a folder, as (what ``load`` takes, its harness), in path order.
 
@@ -221,9 +225,9 @@ def sessions(
     Only regular files are opened (a FIFO would block the walk for ever, ``/dev/zero`` never
     ends); such a file, one that cannot be opened and a database that cannot be read are
     given to ``unreadable`` (path, reason), never passed over in silence by a caller that
-    asks.
+    asks. ``passed`` sees each regular file before it is opened: when it says so, the file is
+    left alone (a cache that already holds what the file says, a file older than a range).
     """
-    import os
     import stat
 
     def skip(path: str, reason: str) -> None:
@@ -249,14 +253,16 @@ def sessions(
                 continue
             path = str(here / name)
             try:
-                mode = os.stat(path).st_mode
-                if stat.S_ISREG(mode):
+                status = os.stat(path)
+                if stat.S_ISREG(status.st_mode):
+                    if passed is not None and passed(path, status):
+                        continue
                     with open(path, "rb"):
                         pass
             except OSError as error:
                 skip(path, error.strerror or str(error))
                 continue
-            if not stat.S_ISREG(mode):
+            if not stat.S_ISREG(status.st_mode):
                 skip(path, "not a regular file (a FIFO, a device or a socket): not read")
                 continue
             if name.endswith(".db"):

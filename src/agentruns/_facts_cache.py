@@ -1,0 +1,122 @@
+"""What a session file says, remembered by the file's identity, so an unchanged history is not
+read twice.
+
+One SQLite file (standard library) under the user's cache folder, keyed by path. A file's
+identity is its size, modification and change times and inode (and, for a Claude Code session,
+those of its ``subagents`` files): any change to the file and the entry is not used. The cache
+is a help, never a source of truth: a cache that cannot be opened or written is left alone and
+the files are read.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+from dataclasses import asdict
+from pathlib import Path
+
+from agentruns.stats import RunFacts
+
+FACTS_VERSION = 1
+"""Raised when what a reader makes of a file changes: entries of another version are unused."""
+
+
+def cache_folder() -> Path:
+    """``$AGENTRUNS_CACHE_DIR``, else ``$XDG_CACHE_HOME/agentruns``, else ``~/.cache/agentruns``."""
+    named = os.environ.get("AGENTRUNS_CACHE_DIR")
+    if named:
+        return Path(named)
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "agentruns"
+
+
+def identity(path: str, status: os.stat_result) -> str:
+    """What must be unchanged for an entry to be used."""
+    parts: list[object] = [status.st_size, status.st_mtime_ns, status.st_ctime_ns, status.st_ino]
+    subagents = Path(path).with_suffix("") / "subagents"
+    if subagents.is_dir():  # Claude Code keeps a session's subagents beside it
+        for child in sorted(subagents.iterdir()):
+            try:
+                seen = child.stat()
+            except OSError:
+                continue
+            parts.append([child.name, seen.st_size, seen.st_mtime_ns])
+    return json.dumps(parts)
+
+
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return f"{version('agentruns')}/{FACTS_VERSION}"
+    except PackageNotFoundError:
+        return f"?/{FACTS_VERSION}"
+
+
+class FactsCache:
+    """The facts of each session file read before, by path and identity."""
+
+    def __init__(self, path: Path | None = None) -> None:
+        self.path = path or cache_folder() / "sessions.sqlite3"
+        self._version = _version()
+        self._db: sqlite3.Connection | None = None
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            db = sqlite3.connect(self.path, timeout=5)
+            db.execute(
+                "CREATE TABLE IF NOT EXISTS facts "
+                "(path TEXT PRIMARY KEY, identity TEXT, version TEXT, facts TEXT)"
+            )
+            db.commit()
+            self._db = db
+        except (OSError, sqlite3.Error):
+            self._db = None  # no cache: every file is read
+
+    def get(self, path: str, ident: str) -> list[RunFacts] | None:
+        if self._db is None:
+            return None
+        try:
+            row = self._db.execute(
+                "SELECT facts FROM facts WHERE path = ? AND identity = ? AND version = ?",
+                (path, ident, self._version),
+            ).fetchone()
+        except sqlite3.Error:
+            return None
+        if row is None:
+            return None
+        try:
+            return [_facts(value) for value in json.loads(row[0])]
+        except (ValueError, TypeError, KeyError):
+            return None  # an entry this version cannot read: the file is read again
+
+    def put(self, path: str, ident: str, facts: list[RunFacts]) -> None:
+        if self._db is None:
+            return
+        text = json.dumps([asdict(one) for one in facts])
+        try:
+            self._db.execute(
+                "INSERT OR REPLACE INTO facts VALUES (?, ?, ?, ?)",
+                (path, ident, self._version, text),
+            )
+        except sqlite3.Error:
+            return
+
+    def close(self) -> None:
+        db, self._db = self._db, None
+        if db is None:
+            return
+        try:
+            db.commit()
+        except sqlite3.Error:
+            pass
+        finally:
+            db.close()
+
+
+def _facts(value: dict[str, object]) -> RunFacts:
+    tools = value.get("tools")
+    if not isinstance(tools, list):
+        raise TypeError("tools")
+    value["tools"] = [(str(name), bool(failed)) for name, failed in tools]
+    return RunFacts(**value)  # type: ignore[arg-type]

@@ -1,0 +1,168 @@
+"""``agentruns stats FOLDER`` reads the session files agents keep directly, and remembers each
+unchanged file: a second look reads nothing, any change to a file reads it again, and what the
+cache gives is what reading gives."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+
+import agentruns.transcripts as readers
+from agentruns.cli import main
+from tests.test_session_import import LOGS
+
+Json = dict[str, Any]
+
+
+@pytest.fixture(autouse=True)
+def _own_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("AGENTRUNS_CACHE_DIR", str(tmp_path / "cache"))
+
+
+@pytest.fixture
+def loads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The sessions read (``-j 1``: in this process), by name."""
+    seen: list[str] = []
+    real = readers.load
+
+    def counting(paths: Any, harness: str = "auto", **more: Any) -> Any:
+        seen.append(str(paths))
+        return real(paths, harness, **more)
+
+    monkeypatch.setattr(readers, "load", counting)
+    return seen
+
+
+def _stats(*args: str) -> Json:
+    result = CliRunner().invoke(main, ["stats", "--output-format", "json", "-j", "1", *args])
+    assert result.exit_code == 0, result.output
+    shown = json.loads(result.output)
+    assert isinstance(shown, dict)
+    return shown
+
+
+def _copy(tmp_path: Path) -> Path:
+    folder = tmp_path / "logs"
+    shutil.copytree(LOGS, folder)
+    return folder
+
+
+def test_a_folder_of_sessions_is_every_session_counted(tmp_path: Path) -> None:
+    shown = _stats("--no-cache", str(_copy(tmp_path)))
+    assert shown["runs"] == 19
+    assert shown["rejected"] == 0
+    assert shown["by_format_and_status"]["claude-code-session"] == {"completed": 4}
+
+
+def test_a_folder_gives_what_importing_it_then_stats_gives(tmp_path: Path) -> None:
+    folder = _copy(tmp_path)
+    records = tmp_path / "runs.jsonl"
+    imported = CliRunner().invoke(
+        main, ["import", "-q", str(folder), "--to", "atif", "-o", str(records)]
+    )
+    assert imported.exit_code in (0, 1), imported.output
+    direct, through = _stats("--no-cache", str(folder)), _stats(str(records))
+    # what a format records in its own terms: the harness (not "atif"); ATIF keeps no failed
+    # status of a tool call and names an agent "unknown", which the session does not say
+    apart = {"by_format_and_status", "most_failing_tools", "runs_per_agent"}
+    assert {k: v for k, v in direct.items() if k not in apart} == {
+        k: v for k, v in through.items() if k not in apart
+    }
+    assert direct["most_failing_tools"]  # sessions hold failed calls; the folder sees them
+
+
+def test_a_second_look_at_an_unchanged_folder_reads_nothing(
+    tmp_path: Path, loads: list[str]
+) -> None:
+    folder = _copy(tmp_path)
+    first = _stats(str(folder))
+    assert len(loads) == 19
+    loads.clear()
+    assert _stats(str(folder)) == first
+    assert loads == []
+
+
+def _append(path: Path) -> None:
+    lines = path.read_text().splitlines(keepends=True)
+    path.write_text("".join(lines) + lines[-1])
+
+
+def _shorten(path: Path) -> None:
+    lines = path.read_text().splitlines(keepends=True)
+    path.write_text("".join(lines[: len(lines) // 2]))
+
+
+def _touch(path: Path) -> None:
+    stamp = path.stat().st_mtime_ns + 1_000_000_000
+    os.utime(path, ns=(stamp, stamp))
+
+
+def _same_size_other_text(path: Path) -> None:
+    text = path.read_bytes()
+    path.write_bytes(text.replace(b"Bash", b"Bosh"))
+    os.utime(path, ns=(path.stat().st_atime_ns, path.stat().st_mtime_ns))
+
+
+@pytest.mark.parametrize("change", [_append, _shorten, _touch, _same_size_other_text])
+def test_a_changed_file_is_read_again_and_the_cache_agrees_with_reading(
+    tmp_path: Path, loads: list[str], change: Any
+) -> None:
+    folder = _copy(tmp_path)
+    _stats(str(folder))
+    session = folder / "claude-session" / "spotter-subagent.jsonl"
+    change(session)
+    loads.clear()
+    cached = _stats(str(folder))
+    assert loads == [str(session)]
+    assert cached == _stats("--no-cache", str(folder))
+
+
+def test_no_cache_reads_every_file_and_remembers_nothing(tmp_path: Path, loads: list[str]) -> None:
+    folder = _copy(tmp_path)
+    _stats("--no-cache", str(folder))
+    _stats("--no-cache", str(folder))
+    assert len(loads) == 38
+    assert not (tmp_path / "cache" / "sessions.sqlite3").exists()
+
+
+def test_since_leaves_files_older_than_the_range_unopened(tmp_path: Path, loads: list[str]) -> None:
+    folder = _copy(tmp_path)
+    old = folder / "claude-session" / "spotter-short.jsonl"
+    os.utime(old, (1_500_000_000, 1_500_000_000))  # 2017
+    shown = _stats("--no-cache", "--since", "2026-01-01", str(folder))
+    assert str(old) not in loads
+    old.unlink()  # what the range holds is what the other files hold
+    assert shown["runs"] == sum(1 for day in _days(folder) if day >= "2026-01-01")
+
+
+def _days(folder: Path) -> list[str]:
+    """The start day of every run that has one (a range leaves out runs with none)."""
+    every = _stats("--no-cache", str(folder))
+    return [
+        entry["day"]
+        for entry in every["tokens_by_day"]
+        if entry["day"] != "(none)"
+        for _ in range(entry["runs"])
+    ]
+
+
+def test_until_keeps_the_runs_started_by_that_day(tmp_path: Path) -> None:
+    folder = _copy(tmp_path)
+    shown = _stats("--no-cache", "--until", "2025-12-31", str(folder))
+    assert shown["runs"] == sum(1 for day in _days(folder) if day <= "2025-12-31")
+    assert all(entry["day"] <= "2025-12-31" for entry in shown["tokens_by_day"])
+
+
+def test_an_unreadable_file_in_the_folder_is_named_and_the_exit_says_so(tmp_path: Path) -> None:
+    folder = _copy(tmp_path)
+    os.mkfifo(folder / "claude-session" / "pipe.jsonl")
+    result = CliRunner().invoke(main, ["stats", "-j", "1", str(folder)])
+    assert result.exit_code == 1
+    assert "pipe.jsonl" in result.output
+    assert "not a regular file" in result.output
