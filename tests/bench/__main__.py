@@ -360,6 +360,79 @@ def bench_readers(workdir: Path, runs: int) -> None:
     )
 
 
+def claude_history(root: Path, sessions: int) -> int:
+    """``sessions`` Claude Code session files under ``root/projects`` (20 projects), each the
+    two real sessions of the fixtures resumed as one (about 340 KB), with their own session,
+    entry and message ids (ccusage counts a message id once). Returns the bytes written."""
+    sample = Path(__file__).parents[1] / "fixtures/upstream/agent-logs/claude-session"
+    parts = [
+        (sample / "spotter-subagent.jsonl").read_text(),
+        (sample / "agentcmd-full-session.jsonl").read_text(),
+    ]
+    ids = ["491e126e-1e71-469c-ade2-fcc8af567c74", "cfa1e878-62b5-4e40-b281-bbf9b250d766"]
+    written = 0
+    for i in range(sessions):
+        project = root / "projects" / f"-work-project-{i % 20:02d}"
+        project.mkdir(parents=True, exist_ok=True)
+        session = f"00000000-0000-4000-8000-{i:012d}"
+        text = "".join(parts)
+        for ident in ids:
+            text = text.replace(ident, session)
+        text = text.replace('"msg_', f'"msg_{i:05d}_').replace('"req_', f'"req_{i:05d}_')
+        text = text.replace('"uuid":"', f'"uuid":"{i:05d}-')
+        (project / f"{session}.jsonl").write_text(text)
+        written += len(text.encode())
+    return written
+
+
+def _ccusage() -> list[str] | None:
+    """ccusage as installed (on the PATH, or ``$CCUSAGE``), if it is."""
+    import shutil
+
+    found = os.environ.get("CCUSAGE") or shutil.which("ccusage")
+    return [found] if found else None
+
+
+def _timed(command: list[str], env: dict[str, str]) -> float:
+    started = time.perf_counter()
+    completed = subprocess.run(command, capture_output=True, check=False, env=env)
+    if completed.returncode not in (0, 1):
+        raise SystemExit(f"{' '.join(command)} failed:\n{completed.stderr.decode()[-2000:]}")
+    return time.perf_counter() - started
+
+
+def bench_sessions(workdir: Path, sessions: int) -> None:
+    """A Claude Code history read as people read it: ``stats DIR`` (first look, second look
+    at the unchanged folder, ``--no-cache``), ``import DIR`` then ``stats`` on its output, and
+    ccusage's daily report on the same folder when it is installed."""
+    root = workdir / "claude-home"
+    size = claude_history(root, sessions) / 2**20
+    folder = str(root / "projects")
+    env = {**ENV, "AGENTRUNS_CACHE_DIR": str(workdir / "cache"), "CLAUDE_CONFIG_DIR": str(root)}
+    print(f"\n## sessions: {sessions:,} Claude Code sessions, {size:,.0f} MB, seconds (MB/s)")
+    rows: list[tuple[str, float]] = []
+    stats = [AGENTRUNS, "stats", "--output-format", "json", folder]
+    rows.append(("agentruns stats DIR, first look", _timed(stats, env)))
+    rows.append(("agentruns stats DIR, unchanged", _timed(stats, env)))
+    rows.append(("agentruns stats DIR --no-cache", _timed([*stats, "--no-cache"], env)))
+    out = workdir / "sessions.jsonl"
+    imported = _timed([AGENTRUNS, "import", "-q", folder, "--to", "atif", "-o", str(out)], env)
+    rows.append(("agentruns import DIR (atif)", imported))
+    rows.append(("  then stats on its output", _timed([AGENTRUNS, "stats", str(out)], env)))
+    ccusage = _ccusage()
+    if ccusage is not None:
+        rows.append(("ccusage daily", _timed([*ccusage, "daily", "--offline"], env)))
+        rows.append(("ccusage daily --since (one day)", _timed(
+            [*ccusage, "daily", "--offline", "--since", "20260101", "--until", "20260101"], env
+        )))  # fmt: skip
+    else:
+        print("ccusage: not on the PATH (npm install -g ccusage, or CCUSAGE=path): not compared")
+    peer = dict(rows).get("ccusage daily")
+    for label, seconds in rows:
+        ratio = f"  {seconds / peer:5.2f}x ccusage" if peer else ""
+        print(f"{label:<36} {seconds:7.2f} s ({size / seconds:7.1f} MB/s){ratio}")
+
+
 def bench_stats(workdir: Path, small: int, large: int) -> None:
     print(f"\n## stats: peak RSS over {small} vs {large} JSONL lines (mixed formats)")
     results: dict[int, int] = {}
@@ -408,7 +481,17 @@ def bench_dask(workdir: Path, count: int, runs: int) -> None:
     out.unlink()
 
 
-SECTIONS = ("validate", "convert", "memory", "import", "transcripts", "readers", "stats", "dask")
+SECTIONS = (
+    "validate",
+    "convert",
+    "memory",
+    "import",
+    "transcripts",
+    "readers",
+    "sessions",
+    "stats",
+    "dask",
+)
 """What the bench can run (``--only``), all of them by default."""
 
 
@@ -418,6 +501,7 @@ def main() -> int:
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--rss-small", type=int, default=10_000)
     parser.add_argument("--rss-large", type=int, default=200_000)
+    parser.add_argument("--sessions", type=int, default=1000)
     parser.add_argument("--only", choices=SECTIONS, action="append")
     args = parser.parse_args()
     chosen = set(args.only or SECTIONS)
@@ -436,6 +520,8 @@ def main() -> int:
             bench_transcripts(workdir, args.runs)
         if "readers" in chosen:
             bench_readers(workdir, args.runs)
+        if "sessions" in chosen:
+            bench_sessions(workdir, args.sessions)
         if "stats" in chosen:
             bench_stats(workdir, args.rss_small, args.rss_large)
         if "dask" in chosen:
