@@ -55,7 +55,9 @@ def values_for(run: Run, to: str, given: Json | None = None) -> Json:
 
 
 def record(transcript: Transcript, to: str, given: Json | None = None) -> Json:
-    imported = to_record(transcript.run, to, values_for(transcript.run, to, given))
+    # eval-magic's runner-owned values (final-message.md) win over what the stream says: an
+    # explicit override, as `agentruns import --override` gives it
+    imported = to_record(transcript.run, to, values_for(transcript.run, to, given), override=True)
     out = json.loads(imported.record.__pydantic_serializer__.to_json(imported.record))
     jsonschema.validate(out, json.loads(schema_text(to)))  # the enforced schema, as an oracle
     return cast(Json, out)

@@ -639,6 +639,20 @@ def _each_session(inputs: Sequence[str]) -> Iterator[list[str] | _Unreadable]:
             yield [name]
 
 
+def _refuse_one_id_for_many(to: str, values: dict[str, JsonValue]) -> None:
+    """A --set of the run id, when many runs are made, would give them all one id."""
+    from agentruns.conversion import format_named
+
+    fmt = format_named(to)
+    ids = {fmt.pointer(name) for name in ("run_id", "trajectory_id")}
+    for key in values:
+        if (key if key.startswith("/") else "/" + key) in ids:
+            raise _Usage(
+                f"--set {key}=... would give every run the one id; each session has its own "
+                "(or one derived from its file's name)"
+            )
+
+
 def _set_value(text: str) -> tuple[str, JsonValue]:
     key, equals, value = text.partition("=")
     if not equals or not key:
@@ -666,15 +680,28 @@ def _sidecar(path: str) -> dict[str, JsonValue]:
 @main.command("import", epilog=_EPILOG, short_help="Make run records from agent transcripts.")
 @click.argument("transcripts", nargs=-1, required=True)
 @click.option("--harness", default="auto", show_default=True, help=_HARNESS_HELP)
-@click.option("--to", "to", type=click.Choice(FORMATS), required=True, help="Target format.")
+@click.option(
+    "--to",
+    "to",
+    type=click.Choice(FORMATS),
+    default="atif",
+    show_default=True,
+    help="Target format (ATIF, the trajectory format agents' own tools read, by default).",
+)
 @click.option("-o", "--output", default="-", show_default=True, help="Output file; - is stdout.")
 @click.option(
     "--set",
     "sets",
     multiple=True,
     metavar="KEY=VALUE",
-    help="A value the transcript does not hold (portable's eval_id, prompt...; cortex's kind); "
-    "KEY is a property or a JSON pointer, VALUE is read as JSON when it parses, else as text.",
+    help="A value the transcript does not hold (portable's eval_id, condition...); a value the "
+    "session holds is kept unless --override. KEY is a property or a JSON pointer, VALUE is "
+    "read as JSON when it parses, else as text.",
+)
+@click.option(
+    "--override",
+    is_flag=True,
+    help="--set replaces values the session holds too (its own run id, say).",
 )
 @click.option("--sidecar", help="A JSON object of such values (--set wins over it).")
 @click.option(
@@ -705,6 +732,7 @@ def import_command(
     losses: str | None,
     quiet: bool,
     max_errors: int,
+    override: bool,
 ) -> None:
     """Make run records from agent transcripts (Claude Code, Codex, Cline, OpenCode)."""
     from agentruns import transcripts as readers
@@ -718,6 +746,8 @@ def import_command(
     values = _sidecar(sidecar) if sidecar else {}
     values.update(_set_value(text) for text in sets)
     folders = [name for name in transcripts if _is_folder_of_sessions(name)]
+    if folders or (each and len(transcripts) > 1):
+        _refuse_one_id_for_many(to, values)
     if folders:
         # a folder in, every session out: each session is a run of its own, found lazily
         runs: Iterable[list[str] | _Unreadable] = _each_session(transcripts)
@@ -738,7 +768,18 @@ def import_command(
                 failed += 1
                 messages.note(f"{names.path}: unreadable: {names.reason}")
                 continue
-            done = import_run(names, to, harness=harness, values=values, conversation=conversation)
+            done = import_run(
+                names,
+                to,
+                harness=harness,
+                values=values,
+                conversation=conversation,
+                override=override,
+            )
+            for key in done.kept:
+                messages.note(
+                    f"{done.where}: the session holds {key}: kept (--override replaces it)"
+                )
             for note in done.notes:
                 messages.note(note)
             troubled += bool(done.notes)

@@ -36,6 +36,8 @@ class RunImport:
     """What reading the transcripts met (a truncated stream, an unknown event...)."""
     report: bytes | None = None
     """The run's line of a losses file (JSON): losses, derived values, problems, skipped."""
+    kept: tuple[str, ...] = ()
+    """Given values the session already holds: its own were kept (``override`` replaces)."""
 
     @property
     def where(self) -> str:
@@ -59,11 +61,14 @@ def import_run(
     harness: str = "auto",
     values: Mapping[str, JsonValue] | None = None,
     conversation: str | None = None,
+    override: bool = False,
 ) -> RunImport:
     """Read one run's transcripts and write it as a record of ``to`` (``values``: property
-    names or JSON pointers the transcript does not give). Never raises for the run's own
-    faults: a transcript that cannot be read, or a run no record of ``to`` can be, is a
-    ``RunImport`` without a record."""
+    names or JSON pointers the transcript does not give; with ``override``, also those it
+    does). What ``to`` requires and the session does not state is derived from the session
+    where it can be (the agent from the harness, the id from the file's name, cortex's kind),
+    and reported as derived. Never raises for the run's own faults: a transcript that cannot
+    be read, or a run no record of ``to`` can be, is a ``RunImport`` without a record."""
     from agentruns import transcripts as readers
     from agentruns.transcripts._record import to_record
 
@@ -74,7 +79,9 @@ def import_run(
         return RunImport(given, None, str(error))
     notes = tuple(str(problem) for problem in transcript.problems)
     try:
-        imported = to_record(transcript.run, to, values or {})
+        imported = to_record(
+            transcript.run, to, values or {}, source=given[0] if given else "", override=override
+        )
     except RecordError as error:
         return RunImport(given, None, str(error), error.problems, notes)
     report = {
@@ -88,5 +95,9 @@ def import_run(
         "skipped": dict(transcript.skipped),
     }
     return RunImport(
-        given, imported.record, notes=notes, report=json.dumps(report).encode() + b"\n"
+        given,
+        imported.record,
+        notes=notes,
+        report=json.dumps(report).encode() + b"\n",
+        kept=imported.kept,
     )

@@ -9,13 +9,15 @@ kept and listed as derived. Fields of the run the format has no place for are lo
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
 
 from pydantic import MISSING, BaseModel, ValidationError
 
 from agentruns.canonical import FIELDS, Run
-from agentruns.conversion import Derived, Loss, _carried, format_for
+from agentruns.conversion import Derived, Loss, Written, _carried, format_for
 from agentruns.detect import MODELS
 from agentruns.errors import RecordError
 from agentruns.io import error_pointers
@@ -29,6 +31,68 @@ class Imported:
     record: BaseModel
     losses: tuple[Loss, ...]
     derived: tuple[Derived, ...]
+    kept: tuple[str, ...] = ()
+    """Values given (``--set``) that the session already holds: its own were kept."""
+
+
+def _stem(source: str) -> str:
+    name = Path(source.partition("#")[0]).name
+    for suffix in (".jsonl", ".ndjson", ".json", ".db", ".aider.chat.history.md", ".md"):
+        if name.endswith(suffix):
+            return name[: -len(suffix)] or name
+    return name
+
+
+_TIMES = frozenset({"started_at", "ended_at"})
+
+_EVAL_VALUES = frozenset({"eval_id", "condition", "skill_path", "prompt", "files", "run_index"})
+"""What portable records of the eval a run belongs to (its prompt among them), which a
+session cannot say: asked for, never derived."""
+
+
+def _timestamp(text: JsonValue) -> object:
+    """An RFC 3339 text as the canonical run holds a time (a ``Timestamp`` keeping it)."""
+    from pydantic import TypeAdapter
+
+    from agentruns_generated._json import JsonDateTime
+
+    return TypeAdapter(JsonDateTime).validate_python(text)
+
+
+def _written_at(source: str) -> tuple[JsonValue, str] | None:
+    """A session that records no time: when its file was last written."""
+    import os
+    from datetime import UTC, datetime
+
+    try:
+        stamp = os.stat(source.partition("#")[0]).st_mtime
+    except (OSError, ValueError):
+        return None
+    text = datetime.fromtimestamp(stamp, UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
+    return text, "the session records no time: when its file was last written"
+
+
+_FROM_SESSION: dict[str, Callable[[Run, str], tuple[JsonValue, str] | None]] = {
+    "agent_id": lambda run, source: (
+        (run.framework, "the agent that recorded the session (its harness)")
+        if isinstance(run.framework, str)
+        else None
+    ),
+    "run_id": lambda run, source: (
+        (_stem(source), "the session file's name (the session records no id of its own)")
+        if source not in ("", "-")
+        else None
+    ),
+    "kind": lambda run, source: ("conversation", "a session is an agent's conversation"),
+    "goal": lambda run, source: (
+        "",
+        "the session does not record the task it was given (a scripted stream): none is stated",
+    ),
+    "started_at": lambda run, source: _written_at(source),
+    "final_message": lambda run, source: ("", "the session ends with no message of the agent's"),
+}
+"""Values a format requires that a session's own facts give, where the session does not
+state them: each is reported as derived, with its reason."""
 
 
 def _top(pointer: str) -> str | None:
@@ -118,16 +182,47 @@ def _validated(
         raise RecordError(f"not a valid {to} record: {said}", problems) from None
 
 
-def to_record(run: Run, to: str, values: Mapping[str, JsonValue]) -> Imported:
+def to_record(
+    run: Run,
+    to: str,
+    values: Mapping[str, JsonValue],
+    *,
+    source: str = "",
+    override: bool = False,
+) -> Imported:
     """The run as a record of format ``to``, with ``values`` (property names or JSON
-    pointers) set on it, validated as a whole by the format's model."""
+    pointers) set on it, validated as a whole by the format's model.
+
+    A value the format requires and the session does not state is derived from the session
+    where its facts give it (``source``, the session file, names a run without an id). A
+    given value fills what the session does not hold; one it holds is kept, and the given
+    one left out (``kept``), unless ``override``."""
     model = _model(to)
     fmt = format_for(model)
     written = fmt.write(run)
+    values, kept_own = _unheld(values, written, override)
     given = {key if key.startswith("/") else "/" + key for key in values}
+    from_session: list[Derived] = []
+    filled: dict[str, Any] = {}
+    by_pointer = {fmt.pointer(name): name for name in FIELDS}
+    for d in _made_up(written.derived, model):
+        name = by_pointer.get(d.pointer)
+        derive = _FROM_SESSION.get(name or "")
+        if d.pointer in given or name is None or derive is None or _top(d.pointer) in _EVAL_VALUES:
+            continue
+        found = derive(run, source)
+        if found is not None:
+            value, reason = found
+            filled[name] = _timestamp(value) if name in _TIMES else value
+            from_session.append(Derived(d.pointer, value, reason))
+    if filled:
+        run = replace(run, **filled)
+        written = fmt.write(run)
     missing = [d for d in _made_up(written.derived, model) if d.pointer not in given]
     if missing:
         names = ", ".join(d.pointer[1:] for d in missing)
+        if all(_top(d.pointer) in _EVAL_VALUES for d in missing):
+            names = f"{names} (an eval's own values: no session holds them)"
         problems = tuple(
             (d.pointer, f"the transcript does not give it ({d.reason}); --set {d.pointer[1:]}=...")
             for d in missing
@@ -150,7 +245,7 @@ def to_record(run: Run, to: str, values: Mapping[str, JsonValue]) -> Imported:
             written = fmt.write(replace(run, **updates))
             record = _validated(model, written.record, values, to)
             back = fmt.read(record)
-    kept = [d for d in written.derived if d.pointer not in given]
+    kept = [*from_session, *(d for d in written.derived if d.pointer not in given)]
     unheld = [
         name
         for name in FIELDS
@@ -183,4 +278,34 @@ def to_record(run: Run, to: str, values: Mapping[str, JsonValue]) -> Imported:
         else:
             reason = f"{to} has no place for the transcript's {name}"
         losses.append(Loss(f"/{name}", reason))
-    return Imported(record, tuple(losses), tuple(kept))
+    return Imported(record, tuple(losses), tuple(kept), kept_own)
+
+
+def _unheld(
+    values: Mapping[str, JsonValue], written: Written[BaseModel], override: bool
+) -> tuple[Mapping[str, JsonValue], tuple[str, ...]]:
+    """The given values the written record does not hold from the session itself (a value
+    its writer derived is not the session's own), and the keys of those it does."""
+    if override or not values:
+        return values, ()
+    derived = {d.pointer for d in written.derived}
+    document: JsonValue = written.record.model_dump(mode="json", by_alias=True)
+    keep: dict[str, JsonValue] = {}
+    held: list[str] = []
+    for key, value in values.items():
+        pointer = key if key.startswith("/") else "/" + key
+        if pointer not in derived and _resolves(document, pointer):
+            held.append(key)
+        else:
+            keep[key] = value
+    return keep, tuple(held)
+
+
+def _resolves(document: JsonValue, pointer: str) -> bool:
+    here = document
+    for part in pointer[1:].split("/"):
+        name = part.replace("~1", "/").replace("~0", "~")
+        if not isinstance(here, dict) or name not in here:
+            return False
+        here = here[name]
+    return True

@@ -1,0 +1,95 @@
+"""What a format requires and a session does not state is derived from the session (reported
+as derived, with the reason), so a folder of sessions imports into every format without
+``--set``; portable asks only for an eval's own values; ``--set`` fills what is missing and
+never replaces what the session holds unless ``--override``."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner, Result
+
+from agentruns.cli import main
+from agentruns.detect import MODELS
+from tests.test_session_import import LOGS
+
+SESSION = LOGS / "claude-session" / "spotter-short.jsonl"
+
+
+def invoke(*args: str) -> Result:
+    return CliRunner().invoke(main, list(args))
+
+
+@pytest.mark.parametrize("to", ["agentrun", "cortex", "atif"])
+def test_every_sample_session_imports_with_no_value_given(tmp_path: Path, to: str) -> None:
+    out = tmp_path / "runs.jsonl"
+    result = invoke("import", str(LOGS), "--to", to, "-o", str(out))
+    assert ": 19 written as " + to + ", 0 rejected" in result.stderr, result.stderr
+    lines = out.read_bytes().splitlines()
+    assert len(lines) == 19
+    for line in lines:
+        MODELS[to].model_validate_json(line)  # each a valid record of its format
+
+
+def test_portable_asks_only_for_an_evals_own_values(tmp_path: Path) -> None:
+    result = invoke("import", str(LOGS), "--to", "portable", "-o", str(tmp_path / "x.jsonl"))
+    asked = {
+        name.strip()
+        for line in result.stderr.splitlines()
+        if "needs values" in line
+        for name in line.split("does not give: ")[-1].split(" (")[0].split(",")
+    }
+    assert asked <= {"eval_id", "condition", "skill_path", "prompt", "files"}
+    given = ["--set", "eval_id=e", "--set", "condition=c", "--set", "skill_path=null"]
+    given += ["--set", "files=[]", "--set", "prompt=p"]
+    out = tmp_path / "runs.jsonl"
+    result = invoke("import", str(LOGS), "--to", "portable", "-o", str(out), *given)
+    assert "19 written as portable, 0 rejected" in result.stderr, result.stderr
+
+
+def test_a_derived_value_is_reported_with_its_reason(tmp_path: Path) -> None:
+    losses = tmp_path / "losses.jsonl"
+    out = tmp_path / "run.json"
+    result = invoke(
+        "import", str(SESSION), "--to", "agentrun", "-o", str(out), "--losses", str(losses)
+    )
+    assert result.exit_code == 0, result.stderr
+    report = json.loads(losses.read_text())
+    derived = {entry["pointer"]: entry for entry in report["derived"]}
+    assert derived["/agent_id"]["value"] == "claude-code"
+    assert "harness" in derived["/agent_id"]["reason"]
+    assert json.loads(out.read_text())["agent_id"] == "claude-code"
+
+
+def test_a_run_id_given_for_many_runs_is_refused(tmp_path: Path) -> None:
+    result = invoke("import", str(LOGS), "--to", "agentrun", "--set", "run_id=unknown")
+    assert result.exit_code == 2
+    assert "every run the one id" in result.stderr
+
+
+def test_a_given_value_the_session_holds_is_kept_unless_override(tmp_path: Path) -> None:
+    session = tmp_path / "s.jsonl"
+    shutil.copy(SESSION, session)
+    own = "55604662-cf2a-4331-851a-ec234028f8ca"  # the session's own id, in every entry
+    assert own in session.read_text()
+    kept = invoke("import", str(session), "--to", "agentrun", "--set", "run_id=mine")
+    assert json.loads(kept.stdout)["run_id"] == own
+    assert "the session holds run_id: kept (--override replaces it)" in kept.stderr
+    replaced = invoke(
+        "import", str(session), "--to", "agentrun", "--set", "run_id=mine", "--override"
+    )
+    assert json.loads(replaced.stdout)["run_id"] == "mine"
+
+
+def test_a_value_the_session_lacks_is_filled_by_set(tmp_path: Path) -> None:
+    out = invoke("import", str(SESSION), "--to", "agentrun", "--set", "agent_id=my-bot")
+    assert json.loads(out.stdout)["agent_id"] == "my-bot"
+
+
+def test_import_writes_atif_when_no_format_is_named() -> None:
+    result = invoke("import", str(SESSION))
+    assert result.exit_code == 0, result.stderr
+    MODELS["atif"].model_validate_json(result.stdout)
