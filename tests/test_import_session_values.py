@@ -93,3 +93,42 @@ def test_import_writes_atif_when_no_format_is_named() -> None:
     result = invoke("import", str(SESSION))
     assert result.exit_code == 0, result.stderr
     MODELS["atif"].model_validate_json(result.stdout)
+
+
+def _failing(stats_json: str) -> dict[str, int]:
+    shown = json.loads(stats_json)
+    return {entry["name"]: entry["count"] for entry in shown["most_failing_tools"]}
+
+
+@pytest.mark.parametrize("to", ["agentrun", "atif"])
+def test_a_failing_tool_survives_import_as_the_folder_shows_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, to: str
+) -> None:
+    monkeypatch.setenv("AGENTRUNS_CACHE_DIR", str(tmp_path / "cache"))
+    folder = LOGS / "codex-exec-json"
+    direct = _failing(invoke("stats", "--output-format", "json", "--no-cache", str(folder)).stdout)
+    assert direct  # these sessions hold failed calls
+    out = tmp_path / "runs.jsonl"
+    invoke("import", str(folder), "--to", to, "-o", str(out))
+    assert _failing(invoke("stats", "--output-format", "json", str(out)).stdout) == direct
+
+
+def test_a_steps_own_extra_property_of_another_type_stays_the_records_own() -> None:
+    from agentruns import convert
+    from agentruns.models import AgentRun
+
+    record = AgentRun.model_validate(
+        {
+            "run_id": "r",
+            "agent_id": "a",
+            "goal": "g",
+            "status": "completed",
+            "steps": [{"index": 0, "type": "tool_call", "status": 5, "call_id": "c-1"}],
+        }
+    )
+    to_cortex = convert(record, "cortex")
+    back = convert(to_cortex.target, AgentRun)
+    assert back.target == record
+    step = record.steps[0] if isinstance(record.steps, list) else None
+    assert step is not None
+    assert step.model_extra == {"status": 5, "call_id": "c-1"}

@@ -33,6 +33,8 @@ def _places(fmt: Format[Any]) -> dict[tuple[str, str], str]:
             found[(part.canonical.__name__, part.extras.target)] = (
                 f"extra properties of `{at or '/'}`"
             )
+            for key, (name, _) in part.extras.named.items():
+                found[(part.canonical.__name__, name)] = f"`{at}/{key}` (an extra property)"
     return found
 
 
@@ -110,6 +112,16 @@ def render() -> str:
                     place_of(*key),
                 ]
                 lines.append("| " + " | ".join(cells) + " |")
+                for extra, (name, _) in part.extras.named.items():
+                    key = (part.canonical.__name__, name)
+                    cells = [
+                        f"`{at}/{extra}` (an extra property)",
+                        f"`{part.canonical.__name__}.{name}`",
+                        "as it is (another value there is the record's own extra property)",
+                        *(places[o.name].get(key, _otherwise(o)) for o in others),
+                        place_of(*key),
+                    ]
+                    lines.append("| " + " | ".join(cells) + " |")
             for name, value in part.fixed.items():
                 lines.append(
                     f"| (every `{at or '/'}`) | `{part.canonical.__name__}.{name}` = "

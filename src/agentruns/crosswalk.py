@@ -192,6 +192,9 @@ class _Extras(Generic[K]):
     skip: Callable[[str, JsonValue], bool] | None
     empty: _Empty
     written: Callable[[K], bool] | None
+    named: dict[str, tuple[str, Callable[[JsonValue], bool]]]
+    """Extra properties that are canonical fields of their own: key -> (field, the values
+    the field takes)."""
 
 
 class Crosswalk(Generic[M, K]):
@@ -289,7 +292,19 @@ class Crosswalk(Generic[M, K]):
         whether an object without extras reads as ``{}`` or as absent; ``skip`` leaves out
         reserved ones (a carry payload); ``written`` says of which canonical objects they are
         written back (a cortex event's extras, not another kind of step's fields)."""
-        self.extras = _Extras(target.name, skip, empty, written)
+        named = self.extras.named if self.extras is not None else {}
+        self.extras = _Extras(target.name, skip, empty, written, named)
+        self._compiled = None
+
+    def extra(self, key: str, target: Target[K, V], takes: Callable[[JsonValue], bool]) -> None:
+        """A canonical field the model has no field for, kept as its extra property ``key``
+        (the model must allow extras: ``keep_extras`` first). A value there that ``takes``
+        refuses is the user's own data and stays an extra property."""
+        if self.extras is None:
+            raise TypeError("extra(): declare keep_extras first")
+        if key in _declared(self.model):
+            raise TypeError(f"{self.model.__name__} has a field {key!r}: not an extra")
+        self.extras.named[key] = (target.name, takes)
         self._compiled = None
 
     def fix(self, **values: object) -> None:
@@ -310,6 +325,11 @@ class Crosswalk(Generic[M, K]):
             found = record.model_extra or {}
             if extras.skip is not None:
                 found = {k: v for k, v in found.items() if not extras.skip(k, v)}
+            if extras.named and found:
+                found = dict(found)
+                for key, (name, takes) in extras.named.items():
+                    if key in found and takes(found[key]):
+                        fields[name] = found.pop(key)
             if found or extras.empty == "empty":
                 fields[extras.target] = dict(found)
 
@@ -339,6 +359,10 @@ class Crosswalk(Generic[M, K]):
         extras = self.extras
         if extras is not None and (extras.written is None or extras.written(canonical)):
             fields.update(extras_for(self.model, getattr(canonical, extras.target)))
+            for key, (name, takes) in extras.named.items():
+                value = getattr(canonical, name)
+                if value is not MISSING and takes(value):  # only what reading takes back
+                    fields[key] = value
 
     def _plan(self) -> _Compiled[M, K]:
         compiled = self._compiled
@@ -366,6 +390,8 @@ class Crosswalk(Generic[M, K]):
                 yield from row.table.pointers(where)
         if self.extras is not None:
             yield self.extras.target, at
+            for key, (name, _) in self.extras.named.items():
+                yield name, f"{at}/{_escape(key)}"
 
     def tables(self) -> Iterator[Crosswalk[Any, Any]]:
         """This table and every table its rows read with."""
@@ -490,6 +516,7 @@ def _compile(table: Crosswalk[M, K]) -> _Compiled[M, K]:
         read.append("    TABLE._read_extras(record, fields)")
         write.append("    TABLE._write_extras(canonical, fields)")
         held.append(f"canonical.{table.extras.target} is not MISSING")
+        held += [f"canonical.{name} is not MISSING" for name, _ in table.extras.named.values()]
     if len(read) == 1:
         read.append("    return None")
     write.append("    return MODEL(**fields)")

@@ -104,6 +104,14 @@ def _int32(value: int | MISSING, writing: Writing[RunStep]) -> int | MISSING:
     return value if isinstance(value, int) and value in _INT32 else MISSING
 
 
+def _text_or_null(value: JsonValue) -> bool:
+    return value is None or isinstance(value, str)
+
+
+def _text(value: JsonValue) -> bool:
+    return isinstance(value, str)
+
+
 def _not_carry(key: str, value: JsonValue) -> bool:
     return key == CARRY_KEY and is_carry(value)
 
@@ -120,6 +128,13 @@ STEP.convert(STEP.field(lambda s: s.output), STEP.to(lambda s: s.output), kept, 
 STEP.same(STEP.field(lambda s: s.started_at), STEP.to(lambda s: s.started_at))
 STEP.convert(STEP.field(lambda s: s.duration_ms), STEP.to(lambda s: s.duration_ms), kept, _int32)
 STEP.keep_extras(STEP.to(lambda s: s.extra))
+# what a step is beyond AgentRun's own fields (a tool call that failed, the error text, the
+# call's id its result and subagent refer to) is kept in the properties steps allow
+STEP.extra("status", STEP.to(lambda s: s.status), _text_or_null)
+STEP.extra("message", STEP.to(lambda s: s.message), _text_or_null)
+STEP.extra("phase", STEP.to(lambda s: s.phase), _text_or_null)
+STEP.extra("activity", STEP.to(lambda s: s.activity), _text_or_null)
+STEP.extra("call_id", STEP.to(lambda s: s.call_id), _text)
 
 RESULT = Crosswalk(Result, Run)
 """The run's outcome: its final message and output."""

@@ -150,19 +150,27 @@ def _turn(doc: dict[str, JsonValue], index: int) -> list[RunStep]:
             assert isinstance(result, dict)
             source, content = result.get("source_call_id"), result.get("content")
             k = positions.get(source) if isinstance(source, str) else None
+            outcome = _outcome_of(result)
             if (
                 k is not None
                 and k > folded
                 and not results
-                and isinstance(content, str | list)
-                and set(result) <= {"source_call_id", "content", "subagent_trajectory_ref"}
+                and outcome is not None
+                and (isinstance(content, str | list) or ("content" not in result and outcome))
+                and set(result) <= {"source_call_id", "content", "subagent_trajectory_ref", "extra"}
             ):
                 folded = k
                 claimed = call_steps[k]
                 extra = dict(claimed.extra) if isinstance(claimed.extra, dict) else {}
                 if "subagent_trajectory_ref" in result:
                     extra["subagent_trajectory_ref"] = result["subagent_trajectory_ref"]
-                call_steps[k] = replace(claimed, output=content, extra=extra or MISSING)
+                call_steps[k] = replace(
+                    claimed,
+                    output=content if isinstance(content, str | list) else MISSING,
+                    extra=extra or MISSING,
+                    status=outcome.get("status", MISSING),
+                    message=outcome.get("message", MISSING),
+                )
                 continue
             kept_: dict[str, JsonValue] = {}
             if source is None and "source_call_id" in result:
@@ -291,12 +299,15 @@ def _compose(turn: list[RunStep], subagent_refs: dict[str, str]) -> dict[str, Js
             refs = extra.get("subagent_trajectory_ref")
             if refs is None and call_id in subagent_refs:
                 refs = [{"trajectory_id": subagent_refs[call_id]}]
-            if step.output is not MISSING or refs is not None:
+            outcome = _outcome(step)
+            if step.output is not MISSING or refs is not None or outcome:
                 result: dict[str, JsonValue] = {"source_call_id": call_id}
                 if step.output is not MISSING:
                     result["content"] = _content(step.output)
                 if refs is not None:
                     result["subagent_trajectory_ref"] = refs
+                if outcome:
+                    result["extra"] = outcome
                 results.append(result)
         elif step.kind == "tool_result":
             result = {}
@@ -343,6 +354,35 @@ def _compose(turn: list[RunStep], subagent_refs: dict[str, str]) -> dict[str, Js
     if doc.get("source") != "agent" and ("reasoning_content" in doc or calls):
         doc["source"] = "agent"  # reasoning and calls are an agent's
     return _order(doc)
+
+
+_OUTCOME_KEYS: Final = frozenset({"status", "message"})
+"""What a call's result says of how the call went (a failed call's status and error text),
+in the result's ``extra``."""
+
+
+def _outcome(step: RunStep) -> dict[str, JsonValue]:
+    """A call's status and message, as its result's ``extra`` holds them."""
+    return {
+        key: value
+        for key, value in (("status", step.status), ("message", step.message))
+        if isinstance(value, str)
+    }
+
+
+def _outcome_of(result: dict[str, JsonValue]) -> dict[str, str] | None:
+    """The status and message a result's ``extra`` says of its call (None: something else)."""
+    extra = result.get("extra")
+    if "extra" not in result:
+        return {}
+    if (
+        isinstance(extra, dict)
+        and extra
+        and set(extra) <= _OUTCOME_KEYS
+        and all(isinstance(value, str) for value in extra.values())
+    ):
+        return {key: value for key, value in extra.items() if isinstance(value, str)}
+    return None
 
 
 def _content(value: JsonValue) -> JsonValue:
