@@ -329,7 +329,8 @@ def test_every_command_writes_rejects_lines_of_one_shape(tmp_path: Path) -> None
     runs = {
         "convert": ["convert", "--to", "agentrun", str(inputs), "-o", str(tmp_path / "o.jsonl")],
         "export": ["export", str(inputs), "-o", str(tmp_path / "tables")],
-        "import": ["import", str(transcript), "--to", "cortex", "-o", str(tmp_path / "i.json")],
+        # portable asks for an eval's own values, which no transcript holds: rejected
+        "import": ["import", str(transcript), "--to", "portable", "-o", str(tmp_path / "i.json")],
     }
     for command, args in runs.items():
         rejects = tmp_path / f"{command}.rejects.jsonl"
@@ -339,3 +340,24 @@ def test_every_command_writes_rejects_lines_of_one_shape(tmp_path: Path) -> None
         for entry in entries:
             assert list(entry) == ["file", "line", "error", "problems", "record"], command
             assert all(list(p) == ["pointer", "message"] for p in entry["problems"]), command
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_a_batch_closed_part_way_refuses_to_go_on_rather_than_skip(
+    tmp_path: Path, jobs: int
+) -> None:
+    path = _jsonl(tmp_path, [VALID["cortex"]] * 300)
+    batch = Batch(validate_document, [str(path)], jobs=jobs)
+    read = iter(batch)
+    next(read)
+    batch.close()
+    with pytest.raises(ValueError, match="this Batch is closed"):
+        next(read)
+    with pytest.raises(ValueError, match="this Batch is closed"):
+        list(batch)
+    assert batch.tally.records == 1
+
+
+def test_a_batch_given_one_path_as_a_string_is_refused() -> None:
+    with pytest.raises(TypeError, match=r"Batch\(work, \['one/path.jsonl'\]\)"):
+        Batch(validate_document, "one/path.jsonl")

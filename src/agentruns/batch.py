@@ -310,8 +310,13 @@ class Batch:
         max_record_size: int = MAX_RECORD_SIZE,
         on_unreadable: Callable[[str], None] | None = None,
     ) -> None:
+        if isinstance(paths, str | bytes):
+            raise TypeError(
+                f"Batch takes a list of paths, not one path as a string: Batch(work, [{paths!r}])"
+            )
         self.tally = Tally()
         self._on_unreadable = on_unreadable
+        self._closed = False
         self.jobs = jobs_for(jobs)
         documents = self._documents(list(paths), layout, max_record_size)
         self._map = OrderedMap(
@@ -333,11 +338,21 @@ class Batch:
 
     def __iter__(self) -> Iterator[tuple[Raw, Outcome]]:
         tally = self.tally
+        self._check_open()
         for raw, outcome in self._map:
+            self._check_open()  # closed while iterating: what was pending is gone
             tally.count(outcome)
             yield raw, outcome
 
+    def _check_open(self) -> None:
+        if self._closed:
+            raise ValueError(
+                "this Batch is closed: its workers were ended and the documents pending dropped "
+                f"({self.tally.records} handled); make a new Batch to read them"
+            )
+
     def close(self) -> None:
+        self._closed = True
         self._map.close()
 
     def __enter__(self) -> Batch:
