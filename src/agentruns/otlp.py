@@ -25,7 +25,7 @@ from collections.abc import Iterable
 from dataclasses import fields
 from datetime import UTC, datetime, timedelta
 from functools import cache
-from typing import TYPE_CHECKING, Final, Protocol
+from typing import TYPE_CHECKING, Final, NoReturn, Protocol
 
 from pydantic import MISSING, JsonValue
 
@@ -37,6 +37,7 @@ from agentruns.errors import MissingDependency, OutputError
 from agentruns.io import Raw, parse
 
 if TYPE_CHECKING:
+    import http.client
     from types import ModuleType
 
 __all__ = [
@@ -465,16 +466,42 @@ class TracesFile:
 
 class Collector:
     """Posts ``ResourceSpans`` to an OTLP/HTTP endpoint (``http://host:4318/v1/traces``) as
-    JSON export requests of at most ``batch`` runs (and about 4 MiB) each."""
+    JSON export requests of at most ``batch`` runs (and about 4 MiB) each.
 
-    def __init__(self, endpoint: str, *, batch: int = 100, timeout: float = 30.0) -> None:
+    The endpoint is checked when made (``OutputError``: a usage error for the command). Each
+    request has one deadline (``timeout`` seconds for the whole exchange, however slowly the
+    collector answers) and reads at most ``MAX_ANSWER`` bytes of the answer. A redirect is not
+    followed (the POST would become a bodiless GET); 429, 502, 503 and 504 are retried, as
+    OTLP/HTTP says, after ``Retry-After`` or a growing pause, ``retries`` times; spans the
+    collector says it rejected (``partialSuccess``) are a failure. Every failure is an
+    ``OutputError`` that says how many runs were delivered before it.
+    """
+
+    MAX_ANSWER = 1 << 20
+    RETRYABLE = frozenset({429, 502, 503, 504})
+
+    def __init__(
+        self, endpoint: str, *, batch: int = 100, timeout: float = 30.0, retries: int = 4
+    ) -> None:
         from urllib.parse import urlsplit
 
-        if urlsplit(endpoint).scheme not in ("http", "https"):
+        try:
+            parts = urlsplit(endpoint)
+            port = parts.port
+        except ValueError as error:
+            raise OutputError(f"--endpoint {endpoint}: not a URL ({error})") from None
+        if parts.scheme not in ("http", "https"):
             raise OutputError(f"--endpoint {endpoint}: an http:// or https:// URL is needed")
+        if not parts.hostname:
+            raise OutputError(f"--endpoint {endpoint}: the URL names no host")
         self.endpoint = endpoint
+        self._https = parts.scheme == "https"
+        self._host = parts.hostname
+        self._port = port
+        self._path = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
         self.batch = batch
         self.timeout = timeout
+        self.retries = retries
         self.held: list[bytes] = []
         self.size = 0
         self.sent = 0
@@ -489,23 +516,99 @@ class Collector:
         """Send what is held; ``OutputError`` when the collector cannot be reached or says no."""
         if not self.held:
             return
-        from urllib.error import HTTPError, URLError
-        from urllib.request import Request, urlopen
+        import time
 
         body = b'{"resourceSpans":[' + b",".join(self.held) + b"]}"
-        request = Request(
-            self.endpoint, data=body, method="POST", headers={"Content-Type": "application/json"}
-        )
-        try:
-            with urlopen(request, timeout=self.timeout) as response:
-                response.read()
-        except HTTPError as error:
-            raise OutputError(
-                f"--endpoint {self.endpoint}: the collector answered {error.code} {error.reason}"
-            ) from None
-        except (URLError, OSError) as error:
-            reason = getattr(error, "reason", None) or error
-            raise OutputError(f"--endpoint {self.endpoint}: {reason}") from None
+        for attempt in range(self.retries + 1):
+            status, reason, headers, answer = self._exchange(body)
+            if status in self.RETRYABLE and attempt < self.retries:
+                time.sleep(_pause(headers.get("retry-after"), attempt))
+                continue
+            break
+        if 300 <= status < 400:
+            where = headers.get("location", "elsewhere")
+            self._fail(f"the collector answered {status} {reason} (to {where}); not followed")
+        if not 200 <= status < 300:
+            self._fail(f"the collector answered {status} {reason}")
+        rejected, said = _partial_success(answer)
+        if rejected:
+            self._fail(f"the collector rejected {rejected} spans of this request: {said}")
         self.sent += len(self.held)
         self.held.clear()
         self.size = 0
+
+    def _fail(self, why: str) -> NoReturn:
+        before = f"; {self.sent} runs were delivered before" if self.sent else ""
+        raise OutputError(f"--endpoint {self.endpoint}: {why}{before}")
+
+    def _exchange(self, body: bytes) -> tuple[int, str, dict[str, str], bytes]:
+        """One POST under one deadline, in a thread of its own: a collector that answers a
+        byte at a time cannot hold the export past ``timeout``."""
+        import http.client
+        import threading
+
+        outcome: list[tuple[int, str, dict[str, str], bytes] | BaseException] = []
+        connection = self._connection()
+
+        def post() -> None:
+            try:
+                connection.request(
+                    "POST", self._path, body=body, headers={"Content-Type": "application/json"}
+                )
+                response = connection.getresponse()
+                answer = response.read(self.MAX_ANSWER)
+                if len(answer) < self.MAX_ANSWER and response.length:
+                    # the answer ended before the length it announced (read with a bound,
+                    # http.client does not say so itself)
+                    raise http.client.IncompleteRead(answer, response.length)
+                headers = {k.lower(): v for k, v in response.getheaders()}
+                outcome.append((response.status, response.reason, headers, answer))
+            except BaseException as error:  # handed to the caller's thread
+                outcome.append(error)
+
+        worker = threading.Thread(target=post, daemon=True)
+        worker.start()
+        worker.join(self.timeout)
+        connection.close()  # ends a request still running (its socket is closed under it)
+        if worker.is_alive() or not outcome:
+            self._fail(f"no answer within {self.timeout:g} s")
+        found = outcome[0]
+        if isinstance(found, BaseException):
+            text = str(getattr(found, "reason", None) or found)
+            self._fail(f"{type(found).__name__}: {text}" if text else type(found).__name__)
+        return found
+
+    def _connection(self) -> http.client.HTTPConnection:
+        import http.client
+
+        kind = http.client.HTTPSConnection if self._https else http.client.HTTPConnection
+        return kind(self._host, self._port, timeout=self.timeout)
+
+
+def _pause(retry_after: str | None, attempt: int) -> float:
+    """Seconds before a retry: the collector's ``Retry-After`` (within 30 s), else 0.5 s
+    doubling."""
+    if retry_after is not None:
+        try:
+            return min(max(float(retry_after), 0.0), 30.0)
+        except ValueError:
+            pass
+    return min(0.5 * 2.0**attempt, 30.0)
+
+
+def _partial_success(answer: bytes) -> tuple[int, str]:
+    """Spans an OTLP/JSON answer says were rejected, and its message."""
+    try:
+        found = json.loads(answer) if answer.strip() else {}
+    except ValueError:
+        return 0, ""
+    partial = found.get("partialSuccess") if isinstance(found, dict) else None
+    if not isinstance(partial, dict):
+        return 0, ""
+    rejected = partial.get("rejectedSpans", 0)
+    try:
+        count = int(rejected)
+    except (TypeError, ValueError):
+        count = 0
+    message = partial.get("errorMessage")
+    return count, message if isinstance(message, str) else ""
