@@ -572,10 +572,17 @@ def _commit_all(outputs: Outputs) -> None:
         raise _WriteFailed(str(error)) from None
 
 
-_HARNESS_HELP = (
-    "The harness that printed the transcripts: claude-code, codex, cline, opencode, auto "
-    "(from the first events), or an eval-magic harness descriptor (FILE.toml)."
-)
+def _harness_help() -> str:
+    """Every built-in harness, from the one list of them (``agentruns.transcripts``)."""
+    from typing import get_args
+
+    from agentruns._harnesses import HarnessName  # no reader is imported: names only
+
+    names = ", ".join(get_args(HarnessName))
+    return (
+        f"The harness that wrote the transcripts: {names}; auto (recognized from what the "
+        "file holds), or an eval-magic harness descriptor (FILE.toml)."
+    )
 
 
 def _is_folder_of_sessions(name: str) -> bool:
@@ -679,7 +686,7 @@ def _sidecar(path: str) -> dict[str, JsonValue]:
 
 @main.command("import", epilog=_EPILOG, short_help="Make run records from agent transcripts.")
 @click.argument("transcripts", nargs=-1, required=True)
-@click.option("--harness", default="auto", show_default=True, help=_HARNESS_HELP)
+@click.option("--harness", default="auto", show_default=True, help=_harness_help())
 @click.option(
     "--to",
     "to",

@@ -544,9 +544,14 @@ def _version(value: str | MISSING, writing: Writing[Run]) -> str:
 
 
 def _name(value: str | MISSING | None, writing: Writing[Run]) -> str:
-    """The agent's id; without one, ``unknown``."""
+    """The agent's id; without one, the framework that ran it (a harness names its agent),
+    else ``unknown``."""
     if isinstance(value, str):
         return value
+    framework = writing.run.framework
+    if isinstance(framework, str) and framework:
+        reason = "ATIF requires agent.name; the source names no agent but its framework"
+        return writing.derive(Derivation(framework, reason))
     return writing.derive(Derivation("unknown", "ATIF requires agent.name; the source has none"))
 
 

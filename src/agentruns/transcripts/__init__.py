@@ -26,6 +26,7 @@ from typing import Literal, TypeVar, get_args
 
 from pydantic import MISSING, TypeAdapter, ValidationError
 
+from agentruns._harnesses import HarnessName
 from agentruns.canonical import STEP_FAILED, Run, RunStep, Status
 from agentruns.derivations import derive_total_tokens
 from agentruns.errors import DescriptorError, InputError, TranscriptError
@@ -76,20 +77,6 @@ __all__ = [
     "summarize",
 ]
 
-HarnessName = Literal[
-    "claude-code",
-    "codex",
-    "cline",
-    "opencode",
-    "claude-code-session",
-    "codex-rollout",
-    "gemini",
-    "copilot",
-    "opencode-storage",
-    "cline-task",
-    "pi",
-    "aider",
-]
 HARNESSES: tuple[HarnessName, ...] = get_args(HarnessName)
 """The built-in harnesses, by the names ``--harness`` takes: what the agents print when run
 by a script, then the agents' own session files."""
