@@ -84,8 +84,9 @@ def without_carry(document: Any, original: Any) -> Any:
     document.pop("x-agentruns-carry", None)
     extra = document.get("extra")
     if isinstance(extra, dict) and "x-agentruns-carry" in extra:  # ATIF's root extra
+        # as ATIF's reader reads it: an extra that only carries is none of the run's own
         extra = {k: v for k, v in extra.items() if k != "x-agentruns-carry"}
-        if extra or "extra" in original:
+        if extra:
             document["extra"] = extra
         else:
             del document["extra"]
