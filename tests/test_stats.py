@@ -182,3 +182,14 @@ def test_a_sketch_past_its_exact_limit_holds_integers_beyond_a_float() -> None:
         sketch.add(value)
     assert sketch.quantile(1.0) == 10**400
     assert sketch.summary()["max"] == 10**400
+
+
+def test_the_text_says_runs_in_the_singular_for_one_and_exact_percentiles_when_exact() -> None:
+    from agentruns.stats import render
+
+    stats = RunStats()
+    stats.add(RunFacts("agentrun", "completed", "a", 10, 5, [], model="m", day="2026-01-01"))
+    shown = render(stats)
+    assert "(1 run)" in shown
+    assert " 1 runs" not in shown
+    assert "percentiles exact" in shown

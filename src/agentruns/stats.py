@@ -340,7 +340,7 @@ def render(stats: RunStats, top: int = 10) -> str:
         cells = [
             f"{key} {_number(value)}" for key, value in sketch.summary().items() if key != "count"
         ]
-        lines.append(f"{label} ({sketch.count} runs): " + ", ".join(cells))
+        lines.append(f"{label} ({_runs(sketch.count)}): " + ", ".join(cells))
     for label, key in (
         ("most used tools", "most_used_tools"),
         ("most failing tools", "most_failing_tools"),
@@ -361,16 +361,25 @@ def render(stats: RunStats, top: int = 10) -> str:
         lines.append("")
         lines.append("tokens by model")
         for name, tokens in _ranked(stats.tokens_by_model, stats.runs_by_model, top):
-            lines.append(f"  {name:<40} {stats.runs_by_model[name]:>6} runs {tokens:>14,}")
+            lines.append(f"  {name:<40} {_runs(stats.runs_by_model[name], 6)} {tokens:>14,}")
     if set(stats.runs_by_day) - {"(none)"}:
         lines.append("")
         lines.append("tokens by day")
         for day in sorted(stats.runs_by_day)[-top:]:
             runs, tokens = stats.runs_by_day[day], stats.tokens_by_day[day]
-            lines.append(f"  {day:<12} {runs:>6} runs {tokens:>14,}")
+            lines.append(f"  {day:<12} {_runs(runs, 6)} {tokens:>14,}")
     lines.append("")
-    lines.append(f"percentiles within {stats.duration_ms.accuracy:.0%} (a mergeable sketch)")
+    if stats.duration_ms.values is not None and stats.tokens.values is not None:
+        lines.append(f"percentiles exact (up to {EXACT:,} runs; within 1% beyond)")
+    else:
+        lines.append(f"percentiles within {stats.duration_ms.accuracy:.0%} (a mergeable sketch)")
     return "\n".join(lines)
+
+
+def _runs(count: int, width: int = 0) -> str:
+    """``1 run``, ``2 runs`` (the count right-aligned in ``width``; the word padded so that
+    columns after it stay aligned)."""
+    return f"{count:>{width}} run" + ("s" if count != 1 else " " if width else "")
 
 
 def _number(value: JsonValue) -> str:
