@@ -15,6 +15,8 @@ from hypothesis import strategies as st
 from agentruns_generated._json import (
     MAX_RULE_DEPTH,
     RuleDepthError,
+    _Compiler,
+    _State,
     check_rules,
     compile_rule,
     satisfies,
@@ -33,6 +35,14 @@ extra_keywords: st.SearchStrategy[Any] = st.sampled_from(
         {"dependencies": {"a": {"required": ["c"]}}},
         {"items": [{"type": "integer"}], "additionalItems": False},
         {"allOf": [{"allOf": [{"type": "object"}]}, {"type": "object"}]},
+        {"type": ["string", "null"]},
+        {"type": ["integer", "object"], "required": ["a"]},
+        {"type": []},
+        {"if": {"const": "a"}, "then": {"type": "string"}},
+        {"if": {"properties": {"a": {"not": {"const": "x"}}}}, "else": {"required": ["b"]}},
+        {"properties": {"a": {"const": "x"}, "b": {"type": "null"}}, "required": ["a"]},
+        {"properties": {"a": {"enum": ["x", 1, None]}}, "minProperties": 1},
+        {"oneOf": [{"type": "string"}, {"const": "a"}, {"type": "integer"}]},
     ]
 )
 
@@ -45,10 +55,15 @@ def _verdict(check: Any) -> object:
 
 
 def _agree(schema: Any, refs: dict[str, Any], value: Any) -> None:
+    """The rule written out as source (``compile_rule``) and the closures it falls back to
+    (``_Compiler.node``, which also check every reference's target) both mean ``satisfies``."""
     compiled = compile_rule(schema, refs)
+    closures = _Compiler(refs).node(schema)
     expected = _verdict(lambda: satisfies(value, schema, refs))
     got = _verdict(lambda: compiled(value))
     assert got == expected, f"{json.dumps(value)} against {json.dumps(schema)} ({refs})"
+    by_closures = _verdict(lambda: closures(value, 0, _State()))
+    assert by_closures == expected, f"closures: {json.dumps(value)} against {json.dumps(schema)}"
 
 
 @PROPERTY_SETTINGS
@@ -86,6 +101,20 @@ def test_a_rule_deeper_than_the_bound_raises_as_interpreted() -> None:
     _agree({"$ref": "#/definitions/a"}, refs, value)
     with pytest.raises(RuleDepthError):
         compile_rule({"$ref": "#/definitions/a"}, refs)(value)
+
+
+@pytest.mark.parametrize("levels", [MAX_RULE_DEPTH // 2 - 2, MAX_RULE_DEPTH // 2 + 5])
+def test_a_rule_nested_deeper_than_the_bound_without_references_raises_as_interpreted(
+    levels: int,
+) -> None:
+    """Written out as source, a rule's depth is known per function: past the bound the
+    function raises, as the interpreter does at that depth (each ``not`` is a level)."""
+    negated: Any = {"type": "integer"}
+    for _ in range(levels):
+        negated = {"not": {"not": negated}}
+    expected = _verdict(lambda: satisfies(1, negated, {}))
+    assert _verdict(lambda: compile_rule(negated, {})(1)) == expected
+    assert (expected is RuleDepthError) is (2 * levels > MAX_RULE_DEPTH)
 
 
 def test_fanning_references_are_judged_once_per_value() -> None:

@@ -17,6 +17,7 @@ from agentruns_generated._json import (
     _RFC3339_DATETIME_RUST,
     JsonDateTime,
     Timestamp,
+    _format_ok,
     _leap_second_at,
 )
 from tests._settings import PROPERTY_SETTINGS
@@ -75,6 +76,20 @@ def test_a_date_time_is_read_as_the_previous_parser_read_it(batch: list[str]) ->
         expected = _read(ORACLE.validate_python, text)
         assert _read(OURS.validate_python, text) == expected, text
         assert _read(lambda t: OURS.validate_json(f'"{t}"'), text) == expected, text
+
+
+@PROPERTY_SETTINGS
+@given(st.lists(texts, min_size=50, max_size=50))
+def test_a_rules_date_time_format_accepts_what_the_models_accept(batch: list[str]) -> None:
+    """The ``format: date-time`` of a lifted rule and a model's date-time field judge by one
+    function: an offset minute of 60, a leap second off 23:59:60 UTC, are refused by both."""
+    for text in batch:
+        assert _format_ok("date-time", text) is (_read(OURS.validate_python, text) is not None)
+
+
+def test_an_offset_minute_of_60_is_refused_by_the_rules_too() -> None:
+    assert _format_ok("date-time", "1990-12-31T10:00:00+10:60") is False
+    assert _format_ok("date-time", "1990-12-31T10:00:00+10:59") is True
 
 
 def test_leap_seconds_and_offset_bounds_are_read_as_before() -> None:

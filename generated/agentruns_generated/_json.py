@@ -222,9 +222,12 @@ def _timestamp(instant: datetime, text: str | None) -> Timestamp:
     return Timestamp.of(instant, text)
 
 
-def _remember_text(text: str) -> Timestamp:
-    """The instant an RFC 3339 text (its shape already checked by the Rust pattern) names,
-    remembering the text: one C call (``fromisoformat``), no second parse in Rust."""
+def _instant(text: str) -> Timestamp:
+    """The instant an RFC 3339 text names, once its shape is checked (by the Rust pattern in
+    the models, by ``_RFC3339_DATETIME`` in the rules): the ranges the pattern leaves to a
+    parser (month 13, hour 25, offset minute 60), and a leap second only at 23:59:60 UTC.
+    ValueError when out of range. One C call (``fromisoformat``); the models and the rules
+    share it, so they accept the same date-times."""
     upper = text.upper()  # "t" and "z" are RFC 3339 too
     if upper[-1] != "Z" and upper[-2:] >= "60":
         raise ValueError("offset minutes past 59")
@@ -235,7 +238,13 @@ def _remember_text(text: str) -> Timestamp:
         if not _leap_second_at(int(upper[11:13]), int(upper[14:16]), offset):
             raise ValueError("a leap second is 23:59:60 UTC")
         upper = upper[:17] + "59" + upper[19:]
-    made = Timestamp.fromisoformat(upper)
+    return Timestamp.fromisoformat(upper)
+
+
+def _remember_text(text: str) -> Timestamp:
+    """The instant an RFC 3339 text (its shape already checked by the Rust pattern) names,
+    remembering the text: no second parse in Rust."""
+    made = _instant(text)
     made._text = text
     return made
 
@@ -525,16 +534,8 @@ def _format_ok(name: str, value: object) -> bool:
     if name == "date-time":
         if _RFC3339_DATETIME.match(value) is None:
             return False
-        # the pattern leaves ranges (month 13, hour 25) to a parser; a leap second is valid
-        # at 23:59:60 UTC
-        text = value.upper().replace("Z", "+00:00")
-        if text[17:19] == "60":
-            offset = text[19:].lstrip(".0123456789")
-            if not _leap_second_at(int(text[11:13]), int(text[14:16]), offset):
-                return False
-            text = text[:17] + "59" + text[19:]
         try:
-            datetime.fromisoformat(text)
+            _instant(value)  # the ranges the pattern leaves, as the models judge them
         except ValueError:
             return False
         return True
@@ -881,7 +882,7 @@ def _model_rules(model: type[BaseModel], refs: Refs) -> list[tuple[object, _Chec
         extra = model.model_config.get("json_schema_extra")
         rules = extra.get("allOf") if isinstance(extra, dict) else None
         compiler = _Compiler(refs)
-        found = [(rule, compiler.node(rule)) for rule in _all_of({"allOf": rules or []})]
+        found = [(rule, compiler.root(rule)) for rule in _all_of({"allOf": rules or []})]
         _MODEL_RULES[model] = found
     return found
 
@@ -942,21 +943,20 @@ def _plain(value: object, state: _State) -> object:
     return made
 
 
-_WIRE_NAMES: dict[type[BaseModel], tuple[tuple[str, str], ...]] = {}
+_WIRE_NAMES: dict[type[BaseModel], dict[str, str]] = {}
 
 
 def _members(model: BaseModel) -> dict[str, object]:
     """The members of the object a model dumps to, by their JSON names (absent fields
     left out), without dumping the values."""
     kind = type(model)
-    names = _WIRE_NAMES.get(kind)
-    if names is None:
-        names = _WIRE_NAMES[kind] = tuple(
-            (name, info.serialization_alias or info.alias or name)
+    wire = _WIRE_NAMES.get(kind)
+    if wire is None:
+        wire = _WIRE_NAMES[kind] = {
+            name: info.serialization_alias or info.alias or name
             for name, info in kind.model_fields.items()
-        )
-    held = model.__dict__
-    found = {wire: held[name] for name, wire in names if held.get(name, MISSING) is not MISSING}
+        }
+    found = {wire[name]: value for name, value in model.__dict__.items() if value is not MISSING}
     extra = model.__pydantic_extra__
     if extra:
         found.update(extra)
@@ -984,7 +984,7 @@ def _as_json(value: object) -> object:
 def compile_rule(schema: object, refs: Refs = _NO_REFS) -> Callable[[object], bool]:
     """``satisfies(value, schema, refs)`` as one function of the value, compiled once. The
     value may hold models (read as the objects they dump to)."""
-    check = _Compiler(refs).node(schema)
+    check = _Compiler(refs).root(schema)
 
     def satisfied(value: object) -> bool:
         return check(value, 0, _State())
@@ -996,6 +996,11 @@ class _Compiler:
     def __init__(self, refs: Refs) -> None:
         self.refs = refs
         self.by_ref: dict[str, _Check] = {}
+
+    def root(self, schema: object) -> _Check:
+        """The check of a rule evaluated from depth 0: as Python source where its keywords
+        allow (``_Emitter``), else the closures of ``node``."""
+        return _Emitter(self).root(schema)
 
     def node(self, schema: object) -> _Check:
         if schema is True or (isinstance(schema, dict) and not schema):
@@ -1312,3 +1317,194 @@ def _node(
         return all(assertion(value, depth, state) for assertion in late)
 
     return check
+
+
+# -- rules as Python source ---------------------------------------------------------------
+# A closure per keyword still costs a call, a loop over a tuple of checks and a generator per
+# schema object: microseconds per model for a rule of a few keywords, paid for every model
+# made. A rule evaluated from depth 0 is also written out as Python source (as fastjsonschema
+# does), one function per schema object at its depth: the keywords it asserts inlined, in the
+# closures' order (so the same one raises first, past a depth or a pattern budget), and the
+# closures kept for what is not written out (references, the keywords of numbers, strings and
+# arrays, the rarer object keywords). The closures and ``satisfies`` are its oracles.
+
+_INLINE_OBJECT = frozenset({"required", "properties"})
+_OBJECT_KEYWORDS = frozenset(
+    {
+        "required",
+        "properties",
+        "patternProperties",
+        "additionalProperties",
+        "propertyNames",
+        "dependencies",
+        "dependentSchemas",
+        "dependentRequired",
+        "minProperties",
+        "maxProperties",
+    }
+)
+_TYPE_TESTS = {
+    "null": "v is None",
+    "string": "isinstance(v, str)",
+    "object": "isinstance(v, dict)",
+    "array": "isinstance(v, list)",
+}
+
+
+class _Emitter:
+    """Writes one rule as the source of a module of small functions, and compiles it."""
+
+    def __init__(self, compiler: _Compiler) -> None:
+        self.compiler = compiler
+        self.lines: list[str] = []
+        self.bound: dict[str, object] = {
+            "_NATIVE": _NATIVE,
+            "_plain": _plain,
+            "_as_json": _as_json,
+            "_json_equal": _json_equal,
+            "_TYPES": _TYPES,
+            "RuleDepthError": RuleDepthError,
+        }
+        self.count = 0
+
+    def root(self, schema: object) -> _Check:
+        name = self.function(schema, 0)
+        namespace = dict(self.bound)
+        exec(compile("\n".join(self.lines), "<schema rule>", "exec"), namespace)
+        check = namespace[name]
+        assert callable(check)
+
+        def at_root(value: object, depth: int, state: _State) -> bool:
+            return check(value, state)  # type: ignore[no-any-return]
+
+        return at_root
+
+    def bind(self, value: object) -> str:
+        self.count += 1
+        name = f"c{self.count}"
+        self.bound[name] = value
+        return name
+
+    def function(self, schema: object, depth: int) -> str:
+        """The name of a function ``(value, state) -> bool`` checking ``schema`` on a value
+        met at ``depth``."""
+        self.count += 1
+        name = f"n{self.count}"
+        body: list[str] = []
+        if depth > MAX_RULE_DEPTH:
+            body.append(f"raise RuleDepthError({_DEPTH_TEXT!r})")
+        elif schema is True or (isinstance(schema, dict) and not schema):
+            body.append("return True")
+        elif schema is False or not isinstance(schema, dict):
+            body.append("return False")
+        elif isinstance(schema.get("$ref"), str):
+            closure = self.bind(self.compiler.node(schema))
+            body.append(f"return {closure}(v, {depth}, state)")
+        else:
+            body.extend(self.keywords(schema, depth))
+        self.lines.append(f"def {name}(v, state):")
+        self.lines.extend("    " + line for line in body)
+        return name
+
+    def keywords(self, schema: dict[str, Any], depth: int) -> list[str]:
+        inner = depth + 1
+        body = ["if type(v) not in _NATIVE:", "    v = _plain(v, state)"]
+        declared = schema.get("type")
+        if declared is not None:
+            names = declared if isinstance(declared, list) else [declared]
+            tests = [_TYPE_TESTS.get(n) or f"_TYPES[{n!r}](v)" for n in names if n in _TYPES] or [
+                "False"
+            ]
+            body.append(f"if not ({' or '.join(tests)}):")
+            body.append("    return False")
+        if "const" in schema:
+            const = schema["const"]
+            held = self.bind(const)
+            if type(const) is str:
+                test = f"(v == {held} if type(v) is str else _json_equal(_as_json(v), {held}))"
+            else:
+                test = f"_json_equal(_as_json(v), {held})"
+            body.extend([f"if not {test}:", "    return False"])
+        if "enum" in schema:
+            held = self.bind(tuple(schema["enum"]))
+            body.append(f"if not any(_json_equal(_as_json(v), e) for e in {held}):")
+            body.append("    return False")
+        kinds: list[tuple[str, list[str]]] = []
+        for test, found in (
+            ("t is int or t is float", self.compiler._numbers(schema)),
+            ("t is str", self.compiler._strings(schema)),
+            ("t is list", self.compiler._arrays(schema)),
+        ):
+            if found is not None:
+                held = self.bind(found)
+                kinds.append(
+                    (
+                        test,
+                        [
+                            f"for a in {held}:",
+                            f"    if not a(v, {inner}, state):",
+                            "        return False",
+                        ],
+                    )
+                )
+        objects = self.objects(schema, inner)
+        if objects:
+            kinds.append(("t is dict", objects))
+        if kinds:
+            body.append("t = type(v)")
+            for number, (test, lines) in enumerate(kinds):
+                body.append(f"{'if' if number == 0 else 'elif'} {test}:")
+                body.extend("    " + line for line in lines)
+        for member in _all_of(schema):
+            body.extend([f"if not {self.function(member, inner)}(v, state):", "    return False"])
+        if "anyOf" in schema:
+            calls = [f"{self.function(sub, inner)}(v, state)" for sub in schema["anyOf"]]
+            body.extend([f"if not ({' or '.join(calls) or 'False'}):", "    return False"])
+        if "oneOf" in schema:
+            body.append("m = 0")
+            for sub in schema["oneOf"]:
+                body.append(f"m += {self.function(sub, inner)}(v, state)")
+                body.extend(["if m > 1:", "    return False"])
+            body.extend(["if m != 1:", "    return False"])
+        if "not" in schema:
+            body.extend(
+                [f"if {self.function(schema['not'], inner)}(v, state):", "    return False"]
+            )
+        if "if" in schema:
+            condition = self.function(schema["if"], inner)
+            then = self.function(schema["then"], inner) if "then" in schema else None
+            otherwise = self.function(schema["else"], inner) if "else" in schema else None
+            body.append(f"if {condition}(v, state):")
+            body.append(f"    return {then}(v, state)" if then else "    return True")
+            body.append(f"return {otherwise}(v, state)" if otherwise else "return True")
+            return body
+        body.append("return True")
+        return body
+
+    def objects(self, schema: dict[str, Any], inner: int) -> list[str]:
+        present = _OBJECT_KEYWORDS.intersection(schema)
+        if not present:
+            return []
+        if not present <= _INLINE_OBJECT:
+            found = self.compiler._objects(schema)
+            if found is None:
+                return []
+            held = self.bind(found)
+            return [
+                f"for a in {held}:",
+                f"    if not a(v, {inner}, state):",
+                "        return False",
+            ]
+        lines: list[str] = []
+        required = tuple(schema.get("required", ()))
+        if required:
+            held = self.bind(required)
+            lines.extend([f"for name in {held}:", "    if name not in v:", "        return False"])
+        for key, sub in schema.get("properties", {}).items():
+            held = self.bind(key)
+            check = self.function(sub, inner)
+            lines.extend([f"if {held} in v and not {check}(v[{held}], state):", "    return False"])
+        return lines
+
+
+_DEPTH_TEXT = f"the schema rule nests deeper than {MAX_RULE_DEPTH} levels"
