@@ -340,11 +340,11 @@ class _Normalizer:
             taken = set(defs)
             for name in list(defs):
                 # the normaliser's own definitions (JsonValue, Uri...) must stay its own
-                if _SAFE_NAME.fullmatch(name) and name not in _RESERVED_DEFINITIONS:
+                if _SAFE_NAME.fullmatch(name) and not _reserved(name):
                     continue
                 base = re.sub(r"[^A-Za-z0-9_]+", "_", name).strip("_") or "Definition"
                 new, counter = base, 1
-                while new in taken:
+                while new in taken or _reserved(new):
                     counter += 1
                     new = f"{base}_{counter}"
                 taken.add(new)
@@ -355,6 +355,27 @@ class _Normalizer:
             if any(k == key for k, _ in renames):
                 self._root[key] = {renames.get((key, n), n): v for n, v in defs.items()}
         self._rewrite_refs(self._root, renames)
+        self._safe_titles()
+
+    def _safe_titles(self) -> None:
+        """A title the generator would make the class name of one of the normaliser's own
+        types (``"title": "uri"`` -> ``Uri``) would type the value as that type: such a title
+        gets a unique name of its own (said in a diagnostic)."""
+        taken = _titles(self._root)
+        for at, node in walk.subschemas_at(self._root):
+            title = node.get("title")
+            if not isinstance(title, str) or not _reserved(title):
+                continue
+            base = re.sub(r"[^A-Za-z0-9_]+", "_", title).strip("_") or "Title"
+            new, counter = base, 1
+            while new in taken or pascal(new) in taken or _reserved(new):
+                counter += 1
+                new = f"{base}_{counter}"
+            taken.update((new, pascal(new)))
+            node["title"] = new
+            self._sink.warn(
+                at + "/title", f"title {title!r} is named {new!r} in the generated code"
+            )
 
     def _translate_patterns(self, root: Json) -> None:
         """Every regular expression of the schema in the Rust engine's spelling of its
@@ -1162,6 +1183,17 @@ def _literal_values(values: Json) -> bool:
 
 
 _RESERVED_DEFINITIONS = frozenset({JSON_VALUE, *FORMAT_TYPES.values()})
+_RESERVED_SPELLINGS = frozenset(re.sub(r"[^0-9a-z]", "", n.lower()) for n in _RESERVED_DEFINITIONS)
+
+
+def _reserved(name: str) -> bool:
+    """Whether the generator could make the class name of one of the normaliser's own types
+    (``JsonValue``, ``Uri``...) of this name: it capitalises and joins words, so a definition
+    named ``uri`` or ``json_value`` would be typed as the format or as any JSON value. A name
+    is a name: such a definition is renamed, never read as a type."""
+    return re.sub(r"[^0-9a-z]", "", name.lower()) in _RESERVED_SPELLINGS
+
+
 _SAFE_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*")
 
 

@@ -1,0 +1,93 @@
+"""A name is a name: a definition or a title spelled like one of the build step's own types
+(``Uri``, ``UriReference``, ``JsonValue``) is typed by its schema, never as that type.
+
+The generator capitalises and joins words into class names, so ``uri``, ``json_value`` or a
+``"title": "uri-reference"`` would otherwise become the format type or any JSON value: a relative
+path refused as a URI, an integer definition accepting anything. jsonschema is the oracle."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+from hypothesis import given
+from hypothesis import strategies as st
+from pydantic import ValidationError
+
+from tests._settings import PROPERTY_SETTINGS
+from tests.test_random_schemas import D7, _model, json_values
+
+_WORDS = [["uri"], ["uri", "reference"], ["json", "value"]]
+
+spellings = st.builds(
+    lambda words, joiner, case: joiner.join(case(word) for word in words),
+    st.sampled_from(_WORDS),
+    st.sampled_from(["", "_", "-"]),
+    st.sampled_from([str.lower, str.capitalize, str.upper]),
+)
+definitions = st.sampled_from(
+    [
+        {"type": "string"},
+        {"type": "integer"},
+        {"type": "boolean"},
+        {"type": "object", "required": ["a"]},
+        {"type": "string", "maxLength": 2},
+    ]
+)
+values = json_values | st.sampled_from(["images/icon16.png", "https://a.example/x", "#frag"])
+
+
+def _agree(schema: dict[str, Any], workdir: Path, documents: list[Any]) -> None:
+    model = _model(schema, workdir)
+    oracle = jsonschema.Draft7Validator(schema)
+    for document in documents:
+        try:
+            model.model_validate_json(json.dumps(document))
+            got = True
+        except ValidationError:
+            got = False
+        assert got == oracle.is_valid(document), (document, schema)
+
+
+@PROPERTY_SETTINGS
+@given(name=spellings, definition=definitions, found=st.lists(values, min_size=6, max_size=10))
+def test_a_definition_named_like_a_built_in_type_is_typed_by_its_schema(
+    tmp_path_factory: Any, name: str, definition: dict[str, Any], found: list[Any]
+) -> None:
+    schema = {
+        "$schema": D7,
+        "type": "object",
+        "properties": {"v": {"$ref": f"#/definitions/{name}"}},
+        "definitions": {name: definition},
+    }
+    _agree(schema, tmp_path_factory.mktemp("names"), [{"v": value} for value in found])
+
+
+@PROPERTY_SETTINGS
+@given(title=spellings, definition=definitions, found=st.lists(values, min_size=6, max_size=10))
+def test_a_title_spelled_like_a_built_in_type_is_typed_by_its_schema(
+    tmp_path_factory: Any, title: str, definition: dict[str, Any], found: list[Any]
+) -> None:
+    schema = {
+        "$schema": D7,
+        "type": "object",
+        "properties": {"v": {"$ref": "#/definitions/thing"}, "w": {"title": title, **definition}},
+        "definitions": {"thing": {"title": title, **definition}},
+    }
+    documents = [{"v": value, "w": value} for value in found]
+    _agree(schema, tmp_path_factory.mktemp("titles"), documents)
+
+
+def test_a_relative_path_is_a_string_where_the_definition_named_uri_says_string(
+    tmp_path: Path,
+) -> None:
+    schema = {
+        "$schema": D7,
+        "type": "object",
+        "properties": {"icon": {"$ref": "#/definitions/uri"}},
+        "definitions": {"uri": {"type": "string"}},
+    }
+    model = _model(schema, tmp_path)
+    assert model.model_validate_json('{"icon": "images/icon16.png"}') is not None
