@@ -113,3 +113,62 @@ def test_the_manifest_is_replaced_whole(tree: Path, monkeypatch: pytest.MonkeyPa
     monkeypatch.setattr(_files, "_temporary", full_disk)
     main(["generate", "--schemas", str(tree / "schemas"), "--out", str(tree / "generated")])
     assert manifest.read_bytes() == before
+
+
+_SIGNAL_AT_RENAME = """
+import os, signal, sys
+from codegen import _files
+from codegen.__main__ import main
+
+real, count, at = os.replace, [0], int(sys.argv[1])
+
+def replace(source, target):
+    if count[0] == at:
+        os.kill(os.getpid(), signal.SIGTERM)  # arrives while the renames are under way
+    count[0] += 1
+    real(source, target)
+
+_files.os.replace = replace
+sys.exit(main(sys.argv[2:]))
+"""
+
+
+@pytest.mark.parametrize("at", [0, 1, 2])
+def test_a_stop_at_any_rename_leaves_no_temporary_file_and_every_file_new(
+    tree: Path, at: int
+) -> None:
+    """The renames are one step: a SIGTERM during them is delivered once all are done."""
+    _changed_schema(tree)
+    args = ["generate", "--schemas", str(tree / "schemas"), "--out", str(tree / "generated")]
+    done = subprocess.run(
+        [sys.executable, "-c", _SIGNAL_AT_RENAME, str(at), *args],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 128 + signal.SIGTERM, done.stderr
+    assert "Traceback" not in done.stderr
+    assert [p.name for p in tree.rglob("*.tmp")] == []
+    check = ["check", "--schemas", str(tree / "schemas"), "--out", str(tree / "generated")]
+    assert main(check) == 0  # all renamed: the set is the new one, whole
+
+
+def test_generate_keeps_a_files_mode_and_gives_a_new_one_the_umasks(tree: Path) -> None:
+    _changed_schema(tree)
+    models = tree / "generated" / "agentruns_generated" / "cortex.py"
+    models.chmod(0o640)
+    new = tree / "elsewhere" / "model.py"
+    new.parent.mkdir()
+    previous = os.umask(0o022)
+    try:
+        args = ["generate", "--schemas", str(tree / "schemas"), "--out", str(tree / "generated")]
+        assert main(args) == 0
+        one = tree / "schemas" / "cortex-run-journal.schema.json"
+        assert main(["model", str(one), "--out", str(new)]) == 0
+    finally:
+        os.umask(previous)
+    assert "review_url" in models.read_text()  # rewritten, its mode kept
+    assert models.stat().st_mode & 0o777 == 0o640
+    assert new.stat().st_mode & 0o777 == 0o644
