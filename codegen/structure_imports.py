@@ -8,6 +8,13 @@ name, and imports inside imported documents are expanded first. The build step n
 anything: an imported URI must be the ``$id`` (or the file name) of a document in the
 importing schema's folder, else the import is refused with its pointer. Import chains deeper
 than ``MAX_DEPTH`` or circular are refused.
+
+A document imported twice into one schema is copied once: the copies would be the same
+definitions under two namespaces, so the second namespace's references are spelled as the
+first's (unless the schema shadows a name in either, which makes the copies differ). Each
+imported document is expanded once, however often it is imported. Both keep the expansion
+linear in the size of the documents where copying every import is exponential in the depth
+of a chain of documents that each import the next twice.
 """
 
 from __future__ import annotations
@@ -52,10 +59,22 @@ def expand_imports(document: JsonObject, load: Loader, sink: DiagnosticSink) -> 
     return _Expander(load, sink).document(copy.deepcopy(document), "", ())
 
 
+class _Scope:
+    """One document's expansion: where each imported document was first copied whole, and
+    the namespaces spelled as that copy (reference prefix -> the copy's prefix)."""
+
+    __slots__ = ("aliases", "placed")
+
+    def __init__(self) -> None:
+        self.placed: dict[tuple[str, bool], tuple[str, ...]] = {}
+        self.aliases: dict[str, str] = {}
+
+
 class _Expander:
     def __init__(self, load: Loader, sink: DiagnosticSink) -> None:
         self._load = load
         self._sink = sink
+        self._expanded: dict[str, JsonObject] = {}
 
     def document(self, document: JsonObject, at: str, chain: tuple[str, ...]) -> JsonObject:
         definitions = document.get("definitions")
@@ -66,15 +85,25 @@ class _Expander:
                 # at the root: into the root namespace, as if written in `definitions`
                 definitions = {key: document.pop(key), **definitions}
         if definitions:
+            scope = _Scope()
             document["definitions"] = self.namespace(
-                definitions, (), pointer_join(at, "definitions"), chain
+                definitions, (), pointer_join(at, "definitions"), chain, scope
             )
+            if scope.aliases:
+                moved = _respell(document, scope.aliases)
+                assert isinstance(moved, dict)
+                document = moved
         return document
 
     def namespace(
-        self, namespace: JsonObject, path: tuple[str, ...], at: str, chain: tuple[str, ...]
+        self,
+        namespace: JsonObject,
+        path: tuple[str, ...],
+        at: str,
+        chain: tuple[str, ...],
+        scope: _Scope,
     ) -> JsonObject:
-        imported: JsonObject = {}
+        imports: list[tuple[str, bool, str]] = []
         for key in _KEYWORDS:
             uri = namespace.pop(key, None)
             if uri is None:
@@ -83,12 +112,24 @@ class _Expander:
             if not isinstance(uri, str):
                 self._sink.error(where, f"{key} must be a URI string")
                 continue
-            imported.update(self._import(uri, key == "$import", path, where, chain))
+            imports.append((uri, key == "$import", where))
         for name, member in list(namespace.items()):
             if isinstance(member, dict) and "type" not in member and _is_namespace(member):
                 namespace[name] = self.namespace(
-                    member, (*path, name), pointer_join(at, name), chain
+                    member, (*path, name), pointer_join(at, name), chain, scope
                 )
+        imported: JsonObject = {}
+        for uri, with_root, where in imports:
+            found = self._import(uri, with_root, path, where, chain)
+            first = scope.placed.get((uri, with_root))
+            if len(imports) == 1 and not set(found) & set(namespace):
+                if first is not None and first != path:
+                    # the same definitions as at `first`: spelled as those, not copied again
+                    for name in found:
+                        scope.aliases[_ref_prefix(path, name)] = _ref_prefix(first, name)
+                    continue
+                scope.placed.setdefault((uri, with_root), path)
+            imported.update(found)
         # a definition the schema writes itself shadows an imported one of the same name
         return {**imported, **namespace}
 
@@ -101,15 +142,20 @@ class _Expander:
         if len(chain) >= MAX_DEPTH:
             self._sink.error(at, f"imports nest deeper than {MAX_DEPTH} documents; refused")
             return {}
-        document = self._load(uri)
-        if not isinstance(document, dict):
-            self._sink.error(
-                at,
-                f"{uri!r} is no JSON Structure document beside this schema (its $id or file "
-                "name); the build step never fetches anything",
-            )
-            return {}
-        expanded = self.document(copy.deepcopy(document), at, (*chain, uri))
+        known = self._expanded.get(uri)
+        if known is not None:
+            expanded = copy.deepcopy(known)  # expanded once; each copy its own
+        else:
+            document = self._load(uri)
+            if not isinstance(document, dict):
+                self._sink.error(
+                    at,
+                    f"{uri!r} is no JSON Structure document beside this schema (its $id or "
+                    "file name); the build step never fetches anything",
+                )
+                return {}
+            expanded = self.document(copy.deepcopy(document), at, (*chain, uri))
+            self._expanded[uri] = copy.deepcopy(expanded)
         prefix = ("definitions", *path)
         result: JsonObject = {}
         definitions = expanded.get("definitions")
@@ -161,4 +207,36 @@ def _move_reference(value: Json, base: str) -> Json:
         return base + value[len("#/definitions") :]
     if isinstance(value, list):
         return [_move_reference(item, base) for item in value]
+    return value
+
+
+def _ref_prefix(path: tuple[str, ...], name: str) -> str:
+    return "#" + pointer("definitions", *path, name)
+
+
+def _respell(node: Json, aliases: dict[str, str]) -> Json:
+    """Every reference into an aliased namespace spelled as the copy it stands for."""
+    if isinstance(node, list):
+        return [_respell(item, aliases) for item in node]
+    if not isinstance(node, dict):
+        return node
+    out: JsonObject = {}
+    for key, value in node.items():
+        if key in _REFERENCES:
+            out[key] = _respelled(value, aliases)
+        elif key in ("enum", "const", "examples", "default"):
+            out[key] = value
+        else:
+            out[key] = _respell(value, aliases)
+    return out
+
+
+def _respelled(value: Json, aliases: dict[str, str]) -> Json:
+    if isinstance(value, list):
+        return [_respelled(item, aliases) for item in value]
+    if not isinstance(value, str):
+        return value
+    for prefix, first in aliases.items():
+        if value == prefix or value.startswith(prefix + "/"):
+            return first + value[len(prefix) :]
     return value

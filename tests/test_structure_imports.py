@@ -140,3 +140,76 @@ def test_an_import_that_cannot_be_made_locally_is_refused_with_its_pointer(
     err = capsys.readouterr().err
     assert "/definitions/People/$import" in err
     assert said in err
+
+
+def _chain(tmp_path: Path, levels: int) -> Path:
+    """Documents d0..d<levels>, each importing the next twice, under two namespaces, and
+    using both: copied whole, the root would hold 2**levels copies of the last."""
+    for k in range(levels + 1):
+        doc: dict[str, Any] = {
+            "$schema": META,
+            "$id": f"https://example.com/d{k}.json",
+            "name": f"T{k}",
+            "type": "object",
+        }
+        if k < levels:
+            doc["properties"] = {
+                "left": {"type": {"$ref": f"#/definitions/A/T{k + 1}"}},
+                "right": {"type": {"$ref": f"#/definitions/B/T{k + 1}"}},
+            }
+            doc["definitions"] = {
+                "A": {"$import": f"https://example.com/d{k + 1}.json"},
+                "B": {"$import": f"https://example.com/d{k + 1}.json"},
+            }
+        else:
+            doc["properties"] = {"leaf": {"type": "int32"}}
+        name = f"d{k}.json" if k else "root.struct.json"
+        (tmp_path / name).write_text(json.dumps(doc))
+    return tmp_path / "root.struct.json"
+
+
+def test_a_document_imported_twice_at_every_level_builds_in_linear_time(tmp_path: Path) -> None:
+    import time
+
+    levels = 15  # the chain is 16 documents: the deepest the build step takes
+    path = _chain(tmp_path, levels)
+    out = tmp_path / "chain.py"
+    started = time.monotonic()
+    assert main(["model", str(path), "--out", str(out), "--class-name", "Root"]) == 0
+    assert time.monotonic() - started < 60  # copied whole: hours and gigabytes
+    assert len(out.read_text().splitlines()) < 50 * levels
+    root = load_module(out, "imports_chain").Root
+
+    def nested(depth: int, leaf: object) -> dict[str, Any]:
+        return {"leaf": leaf} if depth == levels else {"right": nested(depth + 1, leaf)}
+
+    assert root.model_validate(nested(0, 3)) is not None
+    with pytest.raises(ValidationError):
+        root.model_validate(nested(0, "three"))
+
+
+def test_a_namespace_that_shadows_an_imported_name_keeps_its_own_copy(tmp_path: Path) -> None:
+    """The second import differs from the first where the schema writes its own definition
+    of an imported name: that namespace is copied, with the schema's definition in it."""
+    schema = {
+        "$schema": META,
+        "$id": "https://example.com/order.json",
+        "name": "Order",
+        "type": "object",
+        "properties": {
+            "home": {"type": {"$ref": "#/definitions/A/Person"}},
+            "work": {"type": {"$ref": "#/definitions/B/Person"}},
+        },
+        "definitions": {
+            "A": {"$import": "https://example.com/people.json"},
+            "B": {
+                "$import": "https://example.com/people.json",
+                "Address": {"type": "object", "properties": {"zip": {"type": "string"}}},
+            },
+        },
+    }
+    root = _build(tmp_path, schema, "shadowed")
+    # A's Address requires a city; B's own Address (which B's Person now means) does not
+    with pytest.raises(ValidationError):
+        root.model_validate({"home": {"firstName": "A", "address": {"zip": "1"}}})
+    assert root.model_validate({"work": {"firstName": "A", "address": {"zip": "1"}}}) is not None
