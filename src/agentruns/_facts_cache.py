@@ -18,7 +18,7 @@ from pathlib import Path
 
 from agentruns.stats import RunFacts
 
-FACTS_VERSION = 1
+FACTS_VERSION = 2
 """Raised when what a reader makes of a file changes: entries of another version are unused."""
 
 
@@ -86,7 +86,7 @@ class FactsCache:
         if row is None:
             return None
         try:
-            return [_facts(value) for value in json.loads(row[0])]
+            return [RunFacts.from_json(value) for value in json.loads(row[0])]
         except (ValueError, TypeError, KeyError):
             return None  # an entry this version cannot read: the file is read again
 
@@ -112,11 +112,3 @@ class FactsCache:
             pass
         finally:
             db.close()
-
-
-def _facts(value: dict[str, object]) -> RunFacts:
-    tools = value.get("tools")
-    if not isinstance(tools, list):
-        raise TypeError("tools")
-    value["tools"] = [(str(name), bool(failed)) for name, failed in tools]
-    return RunFacts(**value)  # type: ignore[arg-type]

@@ -16,7 +16,7 @@ import stat
 import sys
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, tzinfo
 from functools import partial
 from pathlib import Path
 from types import FrameType
@@ -842,13 +842,21 @@ def import_command(
 @click.option(
     "--since",
     type=click.DateTime(["%Y-%m-%d"]),
-    help="Session folders: only runs started on this UTC day or later (files last modified "
-    "before it are not opened).",
+    help="Only what happened on this day or later (in --timezone): tokens by the day each "
+    "model call was made where session files say, else by the run's start (session files "
+    "last modified a day before it are not opened).",
 )
 @click.option(
     "--until",
     type=click.DateTime(["%Y-%m-%d"]),
-    help="Session folders: only runs started by this UTC day.",
+    help="Only what happened by this day (in --timezone).",
+)
+@click.option(
+    "--timezone",
+    "zone",
+    default="local",
+    show_default=True,
+    help="The zone days are counted in: an IANA name (Europe/Paris, UTC) or local.",
 )
 @click.option(
     "--no-cache",
@@ -865,6 +873,7 @@ def stats_command(
     shape: str,
     since: datetime | None,
     until: datetime | None,
+    zone: str,
     no_cache: bool,
     jobs: int | None,
     max_record_size: int,
@@ -881,7 +890,11 @@ def stats_command(
     from agentruns.stats import RunStats, add_sessions, facts_from, render, stats_document
 
     report = Reporter("text", max_errors, err=True)
-    stats = RunStats()
+    stats = RunStats(
+        timezone=_zone(zone),
+        since=since.date().isoformat() if since else None,
+        until=until.date().isoformat() if until else None,
+    )
 
     def rejected(raw: Raw, outcome: Outcome) -> None:
         stats.rejected += 1
@@ -907,8 +920,6 @@ def stats_command(
             folder,
             jobs=jobs,
             cache=not no_cache,
-            since=since.date().isoformat() if since else None,
-            until=until.date().isoformat() if until else None,
             problem=lambda path, why: report.say(
                 "unreadable", path, 0, f"{path}: unreadable: {why}"
             ),
@@ -920,6 +931,21 @@ def stats_command(
     if report.held_back:
         _err(report.summary("--max-errors 0 prints all").lstrip("; "))
     sys.exit(EXIT_INVALID if stats.rejected or tally.unreadable else EXIT_OK)
+
+
+def _zone(name: str) -> tzinfo | None:
+    """The zone called ``name`` (None: this machine's); a usage error when there is none."""
+    if name == "local":
+        return None
+    from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+    try:
+        return ZoneInfo(name)
+    except (ZoneInfoNotFoundError, ValueError):
+        raise click.BadParameter(
+            f"no time zone {name!r} (an IANA name such as Europe/Paris or UTC, or local)",
+            param_hint="--timezone",
+        ) from None
 
 
 @main.command(

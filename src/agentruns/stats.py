@@ -13,11 +13,13 @@ from __future__ import annotations
 import json
 import math
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
+from datetime import datetime, tzinfo
 from typing import TYPE_CHECKING
 
 from agentruns import derivations
+from agentruns._slots import USAGE_SLOT
 from agentruns.batch import Outcome, read_model
 from agentruns.canonical import Run
 from agentruns.conversion import to_canonical
@@ -26,6 +28,7 @@ from agentruns_generated._json import JsonValue
 
 if TYPE_CHECKING:
     from agentruns._facts_cache import FactsCache
+    from agentruns.transcripts._summary import Summary
 
 __all__ = [
     "EXACT",
@@ -160,33 +163,84 @@ class RunFacts:
     """The UTC date the run started (``YYYY-MM-DD``)."""
     kinds: dict[str, int] = field(default_factory=dict)
     """Tokens by kind (input, output, cache_creation, cache_read, reasoning), where known."""
+    started: float | None = None
+    """When the run started (seconds since the epoch): its day in any time zone."""
+    usage: list[tuple[int, int]] = field(default_factory=list)
+    """(quarter hour, tokens) of the model calls, where the source says when each was made
+    (``agentruns._slots``): each call's tokens are booked on its own day."""
+    subagent_tokens: int | None = None
+    """Of ``tokens``, what the run's subagents spent (None: the run started none)."""
 
     @classmethod
     def of(cls, run: Run, fmt: str) -> RunFacts:
-        steps = run.steps if isinstance(run.steps, tuple) else ()
+        """A run's facts; its subagents' tools and tokens counted with its own (each
+        subagent is a run of its own, with its own usage: the sum is what the run spent)."""
+        runs = [run, *_subagents(run)]
         tools = [
             (
                 step.name if isinstance(step.name, str) else "(unnamed)",
                 derivations.step_failed(step),
             )
-            for step in steps
+            for one in runs
+            for step in (one.steps if isinstance(one.steps, tuple) else ())
             if step.kind == "tool_call"
         ]
+        totals = [derivations.total_tokens(one) for one in runs]
+        spent = [n for n in totals if n is not None]
+        kinds: Counter[str] = Counter()
+        for one in runs:
+            for kind in TOKEN_KINDS:
+                value = getattr(one, f"{kind}_tokens")
+                if isinstance(value, int) and value >= 0:
+                    kinds[kind] += value
         return cls(
             format=fmt,
             status=derivations.status(run),
             agent=run.agent_id if isinstance(run.agent_id, str) else None,
             duration_ms=derivations.duration_ms(run),
-            tokens=derivations.total_tokens(run),
+            tokens=sum(spent) if spent else None,
             tools=tools,
             model=run.model if isinstance(run.model, str) else None,
             day=_day(run),
-            kinds={
-                kind: value
-                for kind in TOKEN_KINDS
-                if isinstance(value := getattr(run, f"{kind}_tokens"), int) and value >= 0
-            },
+            kinds=dict(kinds),
+            started=_epoch(run.started_at),
+            subagent_tokens=sum(n or 0 for n in totals[1:]) if len(runs) > 1 else None,
         )
+
+    @classmethod
+    def from_json(cls, value: dict[str, object]) -> RunFacts:
+        """The facts from their JSON (``asdict`` dumped): tuples come back as lists."""
+        tools = value.get("tools")
+        usage = value.get("usage", [])
+        if not isinstance(tools, list) or not isinstance(usage, list):
+            raise TypeError("tools and usage are lists")
+        value["tools"] = [(str(name), bool(failed)) for name, failed in tools]
+        value["usage"] = [(int(slot), int(tokens)) for slot, tokens in usage]
+        return cls(**value)  # type: ignore[arg-type]
+
+
+def _subagents(run: Run) -> list[Run]:
+    """Every run the run started, and theirs, depth first."""
+    found: list[Run] = []
+    pending = list(run.subagents) if isinstance(run.subagents, tuple) else []
+    pending.reverse()
+    while pending:
+        sub = pending.pop()
+        found.append(sub)
+        if isinstance(sub.subagents, tuple):
+            pending.extend(reversed(sub.subagents))
+    return found
+
+
+def _epoch(at: object) -> float | None:
+    from datetime import datetime
+
+    if not isinstance(at, datetime) or at.utcoffset() is None:
+        return None
+    try:
+        return at.timestamp()
+    except (OverflowError, OSError, ValueError):
+        return None
 
 
 TOKEN_KINDS = ("input", "output", "cache_creation", "cache_read", "reasoning")
@@ -215,8 +269,17 @@ def _name(value: object) -> str:
 
 @dataclass
 class RunStats:
-    """Statistics over runs, added one by one or merged part by part."""
+    """Statistics over runs, added one by one or merged part by part.
 
+    Days are days in ``timezone`` (None: this machine's zone). A run's tokens are booked on
+    the day each model call was made where its source says (session files), else on the day
+    it started. With ``since``/``until`` (``YYYY-MM-DD`` in that zone, inclusive) only what
+    happened in the range is booked by day, and a run with nothing in the range is left out.
+    """
+
+    timezone: tzinfo | None = None
+    since: str | None = None
+    until: str | None = None
     runs: int = 0
     rejected: int = 0
     by_format_status: Counter[tuple[str, str]] = field(default_factory=Counter)
@@ -230,15 +293,31 @@ class RunStats:
     runs_by_model: Counter[str] = field(default_factory=Counter)
     tokens_by_day: Counter[str] = field(default_factory=Counter)
     runs_by_day: Counter[str] = field(default_factory=Counter)
+    """Runs with tokens booked on the day (or, without any, started on it)."""
+    subagent_tokens: int = 0
 
     def add(self, facts: RunFacts) -> None:
+        started = self._day(facts.started) if facts.started is not None else None
+        start = started or facts.day or "(none)"
+        booked: Counter[str] = Counter()
+        if facts.usage:
+            for slot, tokens in facts.usage:
+                booked[self._day(slot * USAGE_SLOT) or start] += tokens
+        else:
+            booked[start] += facts.tokens or 0
+        if self.since is not None or self.until is not None:
+            booked = Counter({day: n for day, n in booked.items() if self._within(day)})
+            if not booked and not self._within(start):
+                return  # nothing of the run happened in the range
         self.runs += 1
         self.tokens_by_kind.update(facts.kinds)
-        model, day, total = facts.model or "(none)", facts.day or "(none)", facts.tokens or 0
+        model, total = facts.model or "(none)", facts.tokens or 0
         _bounded(self.runs_by_model, model)
         _bounded(self.tokens_by_model, model, total)
-        _bounded(self.runs_by_day, day)
-        _bounded(self.tokens_by_day, day, total)
+        self.subagent_tokens += facts.subagent_tokens or 0
+        for day in booked or (start,):
+            _bounded(self.runs_by_day, day)
+            _bounded(self.tokens_by_day, day, booked.get(day, 0))
         self.by_format_status[facts.format, facts.status or "(none)"] += 1
         _bounded(self.agents, facts.agent or "(none)")
         for name, failed in facts.tools:
@@ -250,8 +329,23 @@ class RunStats:
         if facts.tokens is not None:
             self.tokens.add(facts.tokens)
 
+    def _day(self, seconds: float) -> str | None:
+        """The day (``YYYY-MM-DD``) an instant lies in, in this report's zone."""
+        try:
+            return datetime.fromtimestamp(seconds, self.timezone).date().isoformat()
+        except (OverflowError, OSError, ValueError):
+            return None
+
+    def _within(self, day: str) -> bool:
+        if day.startswith("("):
+            return False  # no day known: not in any range
+        return (self.since is None or day >= self.since) and (
+            self.until is None or day <= self.until
+        )
+
     def merge(self, other: RunStats) -> None:
         self.runs += other.runs
+        self.subagent_tokens += other.subagent_tokens
         self.rejected += other.rejected
         self.by_format_status.update(other.by_format_status)
         self.tokens_by_kind.update(other.tokens_by_kind)
@@ -289,12 +383,30 @@ class RunStats:
                 {"name": name, "runs": self.runs_by_model[name], "tokens": tokens}
                 for name, tokens in _ranked(self.tokens_by_model, self.runs_by_model, top)
             ],
+            "subagent_tokens": self.subagent_tokens,
             "tokens_by_day": [
                 {"day": day, "runs": self.runs_by_day[day], "tokens": self.tokens_by_day[day]}
                 for day in sorted(self.runs_by_day)
             ],
+            "tokens_by_month": [
+                {"month": month, "tokens": tokens} for month, tokens in self.tokens_by_month()
+            ],
+            "timezone": self.zone_name(),
             "quantile_accuracy": self.duration_ms.accuracy,
         }
+
+    def tokens_by_month(self) -> list[tuple[str, int]]:
+        """Tokens by month (``YYYY-MM``), from the days."""
+        months: Counter[str] = Counter()
+        for day, tokens in self.tokens_by_day.items():
+            months[day if day.startswith("(") else day[:7]] += tokens
+        return sorted(months.items())
+
+    def zone_name(self) -> str:
+        """The zone days are counted in, by name."""
+        if self.timezone is None:
+            return "local"
+        return str(getattr(self.timezone, "key", None) or self.timezone)
 
 
 def _ranked(tokens: Counter[str], runs: Counter[str], top: int) -> list[tuple[str, int]]:
@@ -317,8 +429,7 @@ def stats_document(raw: Raw, fmt: str = "auto") -> Outcome:
 
 def facts_from(output: bytes) -> RunFacts:
     value = json.loads(output)
-    value["tools"] = [(str(name), bool(failed)) for name, failed in value["tools"]]
-    return RunFacts(**value)  # kinds come back as the dict they were sent as
+    return RunFacts.from_json(value)
 
 
 def render(stats: RunStats, top: int = 10) -> str:
@@ -341,6 +452,8 @@ def render(stats: RunStats, top: int = 10) -> str:
             f"{key} {_number(value)}" for key, value in sketch.summary().items() if key != "count"
         ]
         lines.append(f"{label} ({_runs(sketch.count)}): " + ", ".join(cells))
+        if label == "tokens" and stats.subagent_tokens:
+            lines.append(f"  of all tokens, subagents spent {stats.subagent_tokens:,}")
     for label, key in (
         ("most used tools", "most_used_tools"),
         ("most failing tools", "most_failing_tools"),
@@ -364,10 +477,16 @@ def render(stats: RunStats, top: int = 10) -> str:
             lines.append(f"  {name:<40} {_runs(stats.runs_by_model[name], 6)} {tokens:>14,}")
     if set(stats.runs_by_day) - {"(none)"}:
         lines.append("")
-        lines.append("tokens by day")
+        lines.append(f"tokens by day ({stats.zone_name()} time)")
         for day in sorted(stats.runs_by_day)[-top:]:
             runs, tokens = stats.runs_by_day[day], stats.tokens_by_day[day]
             lines.append(f"  {day:<12} {_runs(runs, 6)} {tokens:>14,}")
+        months = stats.tokens_by_month()
+        if len(months) > 1:
+            lines.append("")
+            lines.append("tokens by month")
+            for month, tokens in months[-top:]:
+                lines.append(f"  {month:<12} {tokens:>25,}")
     lines.append("")
     if stats.duration_ms.values is not None and stats.tokens.values is not None:
         lines.append(f"percentiles exact (up to {EXACT:,} runs; within 1% beyond)")
@@ -401,7 +520,30 @@ def _session_facts(item: tuple[str, str]) -> RunFacts | str:
         transcript = load(name, harness)
     except (AgentrunsError, OSError, ValueError) as error:
         return str(error)
-    return RunFacts.of(transcript.run, transcript.harness)
+    facts = RunFacts.of(transcript.run, transcript.harness)
+    facts.usage = _usage(transcript.rounds, facts.started)
+    return facts
+
+
+def _usage(rounds: Sequence[Summary], started: float | None) -> list[tuple[int, int]]:
+    """(quarter hour, tokens) of every model call of the rounds and their subagents; calls
+    with no time of their own are booked when the run started. Empty when no call has a
+    time (the run's tokens are then booked on its start day)."""
+    placed: Counter[int] = Counter()
+    unplaced = 0
+    pending = list(rounds)
+    while pending:
+        summary = pending.pop()
+        placed.update(summary.usage_at)
+        unplaced += summary.usage_unplaced
+        pending.extend(summary.children)
+    if not placed:
+        return []
+    if unplaced:
+        if started is None:
+            return []  # part of the tokens has no day: the whole run is booked as one
+        placed[int(started // USAGE_SLOT)] += unplaced
+    return sorted(placed.items())
 
 
 def _failed(item: tuple[str, str], error: BaseException) -> RunFacts | str:
@@ -423,15 +565,20 @@ def add_sessions(
     Sessions are read in ``jobs`` worker processes (one per available CPU by default). With
     ``cache``, a file whose identity has not changed since it was last read is not opened: its
     facts come from the cache (``~/.cache/agentruns``, or ``$AGENTRUNS_CACHE_DIR``).
-    ``since``/``until`` (``YYYY-MM-DD``, UTC days, inclusive) keep the runs that started in the
-    range; a file last modified before ``since`` cannot hold one and is not opened. What cannot
-    be read is given to ``problem`` (path, reason) and counted as rejected.
+    ``since``/``until`` (``YYYY-MM-DD``, days in the zone of ``stats``, inclusive) set the
+    range of ``stats`` (see ``RunStats``); a file last modified a day before ``since`` cannot
+    hold anything in it and is not opened. What cannot be read is given to ``problem`` (path,
+    reason) and counted as rejected.
     """
     from agentruns._facts_cache import FactsCache
 
+    if since is not None:
+        stats.since = since
+    if until is not None:
+        stats.until = until
     remembered = FactsCache() if cache else None
     try:
-        _add_sessions(stats, folder, jobs, remembered, since, until, problem)
+        _add_sessions(stats, folder, jobs, remembered, stats.since, problem)
     finally:
         if remembered is not None:
             remembered.close()
@@ -443,7 +590,6 @@ def _add_sessions(
     jobs: int | None,
     cache: FactsCache | None,
     since: str | None,
-    until: str | None,
     problem: Callable[[str, str], None] | None,
 ) -> None:
     import os
@@ -453,18 +599,15 @@ def _add_sessions(
     from agentruns._workers import OrderedMap, jobs_for
     from agentruns.transcripts import sessions
 
+    # a day's margin: ``since`` is a day in the report's zone, which may begin up to 14 hours
+    # before the UTC day of that date
     floor = (
-        datetime.fromisoformat(since).replace(tzinfo=UTC).timestamp() if since is not None else None
+        datetime.fromisoformat(since).replace(tzinfo=UTC).timestamp() - 86_400
+        if since is not None
+        else None
     )
     pending: dict[str, str] = {}  # file -> identity, for files read now (cached at the end)
-
-    def keep(facts: RunFacts) -> None:
-        if since is None and until is None:
-            stats.add(facts)
-            return
-        day = facts.day
-        if day is not None and (since is None or day >= since) and (until is None or day <= until):
-            stats.add(facts)
+    keep = stats.add  # the range, if any, is the report's
 
     def unreadable(path: str, reason: str) -> None:
         stats.rejected += 1

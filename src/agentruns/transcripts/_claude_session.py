@@ -46,6 +46,8 @@ def looks_like(value: JsonObject) -> bool:
 @dataclass
 class _Usage:
     model: str | None = None
+    at: datetime | None = None
+    """When the response began (its first line)."""
     input: int = 0
     output: int = 0
     cache_creation: int = 0
@@ -92,7 +94,7 @@ class _Reading:
         usage = message.get("usage")
         if isinstance(usage, dict):
             key = ident if isinstance(ident, str) else f"line {line}"
-            counted = self.usage.setdefault(key, _Usage())
+            counted = self.usage.setdefault(key, _Usage(at=at))
             if isinstance(model, str) and model != _SYNTHETIC:
                 counted.model = model
             counted.input = max(counted.input, _count(usage, "input_tokens"))
@@ -146,6 +148,7 @@ class _Reading:
                 cache_creation=counted.cache_creation,
                 cache_read=counted.cache_read,
                 model=counted.model,
+                at=counted.at,
             )
         summary.final_text = self.texts[-1] if self.texts else None
         if summary.started_at is not None and summary.ended_at is not None:

@@ -70,7 +70,7 @@ def read(path: str, summary: Summary) -> None:
                         model = str(info["model"])
                     total = info.get("total_token_usage")
                     if isinstance(total, dict):
-                        before = _counted(total, before, model, summary)
+                        before = _counted(total, before, model, summary, at)
         else:
             summary.skipped[kind if isinstance(kind, str) else "?"] += 1
     summary.final_text = texts[-1] if texts else None
@@ -83,7 +83,11 @@ def read(path: str, summary: Summary) -> None:
 
 
 def _counted(
-    total: dict[str, JsonValue], before: dict[str, int], model: str | None, summary: Summary
+    total: dict[str, JsonValue],
+    before: dict[str, int],
+    model: str | None,
+    summary: Summary,
+    at: datetime | None,
 ) -> dict[str, int]:
     now = {key: _int(total.get(key)) for key in _KINDS}
     if now["input_tokens"] < before["input_tokens"]:
@@ -96,6 +100,7 @@ def _counted(
             cache_read=delta["cached_input_tokens"],
             reasoning=delta["reasoning_output_tokens"],
             model=model,
+            at=at,
         )
     return now
 

@@ -106,6 +106,7 @@ def _message(message: JsonObject, line: int, summary: Summary, texts: list[str])
             cache_read=cached,
             reasoning=thoughts,
             model=model if isinstance(model, str) else None,
+            at=at,
         )
     text = _text(message.get("content"))
     if text.strip():

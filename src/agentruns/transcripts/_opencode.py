@@ -151,6 +151,7 @@ def read(path: str, summary: Summary) -> None:
                     cache_creation=cached.write,
                     cache_read=cached.read,
                     reasoning=counts.reasoning,
+                    at=at,
                 )
             if event.part.cost is not None:
                 cost = event.part.cost + (cost or 0.0)

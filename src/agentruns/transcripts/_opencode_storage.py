@@ -310,6 +310,7 @@ def _message(
             cache_read=read_,
             reasoning=reasoning,
             model=model if isinstance(model, str) else None,
+            at=at,
         )
     cost = message.get("cost")
     if isinstance(cost, int | float) and not isinstance(cost, bool):

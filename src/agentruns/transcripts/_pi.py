@@ -117,6 +117,7 @@ def _message(
                 cache_creation=write,
                 cache_read=read_,
                 model=model if isinstance(model, str) else None,
+                at=at,
             )
             if isinstance(total, int | float) and not isinstance(total, bool):
                 summary.cost_usd = (summary.cost_usd or 0.0) + float(total)

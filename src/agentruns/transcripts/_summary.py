@@ -15,6 +15,7 @@ from typing import Literal
 
 from pydantic import MISSING
 
+from agentruns._slots import usage_slot
 from agentruns_generated._json import JsonValue
 
 GUARD_PREFIX = "eval guard: "
@@ -110,6 +111,13 @@ class Summary:
     reasoning_tokens: int | None = None
     models: Counter[str] = field(default_factory=Counter)
     """Output tokens (or, without them, messages) by model."""
+    usage_at: Counter[int] = field(default_factory=Counter)
+    """Tokens (input plus output) of the model calls made in each quarter hour (UTC, as
+    ``agentruns._slots.usage_slot`` counts): where the day of a call lies in any time zone
+    (every zone's offset is a multiple of 15 minutes), so a session that runs past midnight
+    books each call on its own day."""
+    usage_unplaced: int = 0
+    """Tokens of model calls the stream gives no time for."""
     cost_usd: float | None = None
     duration_ms: int | None = None
     started_at: datetime | None = None
@@ -138,9 +146,17 @@ class Summary:
         cache_read: int | None = None,
         reasoning: int | None = None,
         model: str | None = None,
+        at: datetime | None = None,
     ) -> None:
         """Count one model call's usage, in the one meaning: ``input`` every token read
-        (cache included), ``output`` every token written (reasoning included)."""
+        (cache included), ``output`` every token written (reasoning included); ``at``, when
+        the call was made (where the stream says)."""
+        tokens = (input or 0) + (output or 0)
+        slot = usage_slot(at)
+        if slot is None:
+            self.usage_unplaced += tokens
+        else:
+            self.usage_at[slot] += tokens
         for name, value in (
             ("input_tokens", input),
             ("output_tokens", output),
