@@ -34,14 +34,21 @@ def cache_folder() -> Path:
 def identity(path: str, status: os.stat_result) -> str:
     """What must be unchanged for an entry to be used."""
     parts: list[object] = [status.st_size, status.st_mtime_ns, status.st_ctime_ns, status.st_ino]
-    subagents = Path(path).with_suffix("") / "subagents"
-    if subagents.is_dir():  # Claude Code keeps a session's subagents beside it
-        for child in sorted(subagents.iterdir()):
-            try:
-                seen = child.stat()
-            except OSError:
-                continue
-            parts.append([child.name, seen.st_size, seen.st_mtime_ns])
+    own = Path(path)
+    subagents = own.with_suffix("") / "subagents"
+    children: list[Path] = []
+    if subagents.is_dir():  # Claude Code keeps a session's subagents beside it (2.1.x)
+        children = sorted(subagents.iterdir())
+    elif own.suffix == ".jsonl":  # or as agent files naming it, in its folder (2.0.x)
+        from agentruns.transcripts._claude_session import agents_beside
+
+        children = [own.parent / name for name in agents_beside(own.parent).get(own.stem, ())]
+    for child in children:
+        try:
+            seen = child.stat()
+        except OSError:
+            continue
+        parts.append([child.name, seen.st_size, seen.st_mtime_ns])
     return json.dumps(parts)
 
 

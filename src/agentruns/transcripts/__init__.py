@@ -238,6 +238,10 @@ def sessions(
         for name in sorted(files):
             if not name.endswith(_SESSION_SUFFIXES):
                 continue
+            if name.startswith("agent-") and _claude_session.belongs_to_a_session_beside(
+                here / name
+            ):
+                continue  # a Claude Code 2.0.x subagent: read with its session
             path = str(here / name)
             try:
                 status = os.stat(path)

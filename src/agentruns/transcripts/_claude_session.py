@@ -16,6 +16,8 @@ it (the whole subagent, preferred to its progress echo).
 
 from __future__ import annotations
 
+import json
+import os
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -169,8 +171,13 @@ def _count(usage: dict[str, JsonValue], key: str) -> int:
 def read(path: str, summary: Summary) -> None:
     main = _Reading(summary)
     children: dict[str, _Reading] = {}
-    """Subagents by the call that started them (or by agent id, or ``sidechain``)."""
+    """Subagents by the call that started them (or by agent id, or thread)."""
     agent_calls: dict[str, str] = {}
+    threads: dict[str, str] = {}
+    """Sidechain entry -> the first entry of its thread (1.0.x keeps several in the file)."""
+    # a subagent's own file (``agent-<id>.jsonl``) read alone is the run it is: its sidechain
+    # lines are its main thread
+    alone = Path(path).name.startswith("agent-")
     for line, value in events(path, summary):
         kind = value.get("type")
         data = value.get("data")
@@ -184,9 +191,9 @@ def read(path: str, summary: Summary) -> None:
                 child = children.setdefault(call, _child_reading(summary, path, call))
                 child.entry(inner, line)
             continue
-        if value.get("isSidechain") is True:
+        if value.get("isSidechain") is True and not alone:
             agent = value.get("agentId")
-            key = agent if isinstance(agent, str) else "sidechain"
+            key = agent if isinstance(agent, str) else f"thread:{_thread(value, threads)}"
             children.setdefault(key, _child_reading(summary, path, None)).entry(value, line)
             continue
         if not isinstance(kind, str) or kind not in _ENTRY_TYPES:
@@ -195,7 +202,8 @@ def read(path: str, summary: Summary) -> None:
         _note_agent(value, agent_calls)
         main.entry(value, line)
     main.close()
-    for file in _subagent_files(path):
+    files = [] if alone else _subagent_files(path, summary.session_id)
+    for file in files:
         scratch = Summary(summary.harness, str(file))
         reading = _Reading(scratch)
         for line, value in events(str(file), scratch):
@@ -210,6 +218,48 @@ def read(path: str, summary: Summary) -> None:
     for reading in children.values():
         reading.close()
         summary.children.append(reading.summary)
+    _link_threads(summary)
+    _cover(summary)
+
+
+def _thread(value: JsonObject, threads: dict[str, str]) -> str:
+    """The first entry of the sidechain thread ``value`` belongs to (by ``parentUuid``)."""
+    uuid, parent = value.get("uuid"), value.get("parentUuid")
+    root = threads.get(parent) if isinstance(parent, str) else None
+    if root is None:
+        root = uuid if isinstance(uuid, str) else "?"
+    if isinstance(uuid, str):
+        threads[uuid] = root
+    return root
+
+
+def _link_threads(summary: Summary) -> None:
+    """A thread linked to no call (1.0.x) belongs to the call whose ``prompt`` is the thread's
+    first user text: the Task call that started it (each call starts one thread)."""
+    prompts: dict[str, list[str]] = {}
+    for call in summary.tool_invocations:
+        args = call.args
+        prompt = args.get("prompt") if isinstance(args, dict) else None
+        if isinstance(prompt, str) and call.call_id is not None:
+            prompts.setdefault(prompt, []).append(call.call_id)
+    taken = {child.parent_call_id for child in summary.children if child.parent_call_id}
+    for child in summary.children:
+        if child.parent_call_id is not None or child.prompt is None:
+            continue
+        free = [c for c in prompts.get(child.prompt, []) if c not in taken]
+        if free:
+            child.parent_call_id = free[0]
+            taken.add(free[0])
+
+
+def _cover(summary: Summary) -> None:
+    """The session's time covers its subagents' (one may work after the main thread's last
+    line)."""
+    for child in summary.children:
+        summary.seen(child.started_at)
+        summary.seen(child.ended_at)
+    if summary.started_at is not None and summary.ended_at is not None:
+        summary.duration_ms = millis(summary.started_at, summary.ended_at)
 
 
 def _child_reading(parent: Summary, path: str, call: str | None) -> _Reading:
@@ -233,13 +283,81 @@ def _note_agent(value: JsonObject, agent_calls: dict[str, str]) -> None:
             agent_calls.setdefault(agent, str(block["tool_use_id"]))
 
 
-def _subagent_files(path: str) -> list[Path]:
-    """``<session>/subagents/agent-*.jsonl`` beside ``<session>.jsonl``, in name order."""
+def _subagent_files(path: str, session: str | None) -> list[Path]:
+    """A session's subagent files, in name order: ``<session>/subagents/agent-*.jsonl``
+    (2.1.x), else the ``agent-*.jsonl`` beside it that name it as their session (2.0.x)."""
     own = Path(path)
     if own.suffix != ".jsonl":
         return []
     folder = own.with_suffix("") / "subagents"
     try:
-        return sorted(p for p in folder.glob("agent-*.jsonl") if p.is_file())
+        found = sorted(p for p in folder.glob("agent-*.jsonl") if p.is_file())
     except OSError:
+        found = []
+    if found:
+        return found
+    if session is None:
         return []
+    return [own.parent / name for name in agents_beside(own.parent).get(session, ())]
+
+
+_AGENTS_BESIDE: dict[tuple[str, int], dict[str, tuple[str, ...]]] = {}
+
+
+def agents_beside(folder: Path) -> dict[str, tuple[str, ...]]:
+    """The 2.0.x subagent files (``agent-*.jsonl``) directly in ``folder``, by the session
+    their lines name (read once per state of the folder: a file's session never changes)."""
+    try:
+        key = (str(folder), folder.stat().st_mtime_ns)
+        if key in _AGENTS_BESIDE:
+            return _AGENTS_BESIDE[key]
+        names = sorted(
+            entry.name
+            for entry in os.scandir(folder)
+            if entry.name.startswith("agent-")
+            and entry.name.endswith(".jsonl")
+            and entry.is_file(follow_symlinks=False)
+        )
+    except OSError:
+        return {}
+    found: dict[str, list[str]] = {}
+    for name in names:
+        session = _session_of(folder / name)
+        if session is not None:
+            found.setdefault(session, []).append(name)
+    result = {session: tuple(files) for session, files in found.items()}
+    if len(_AGENTS_BESIDE) > 256:
+        _AGENTS_BESIDE.clear()
+    _AGENTS_BESIDE[key] = result
+    return result
+
+
+def belongs_to_a_session_beside(path: Path) -> bool:
+    """Whether ``path`` is a 2.0.x subagent file whose session file lies beside it (it is
+    read with that session, never as a run of its own)."""
+    if not (path.name.startswith("agent-") and path.suffix == ".jsonl"):
+        return False
+    for session, names in agents_beside(path.parent).items():
+        if path.name in names:
+            return (path.parent / f"{session}.jsonl").is_file()
+    return False
+
+
+def _session_of(path: Path) -> str | None:
+    """The ``sessionId`` the first lines of a subagent file name."""
+    try:
+        with path.open("rb") as stream:
+            for _ in range(8):
+                line = stream.readline(1 << 20)
+                if not line:
+                    return None
+                try:
+                    value = json.loads(line)
+                except ValueError:
+                    continue
+                session = value.get("sessionId") if isinstance(value, dict) else None
+                if isinstance(session, str):
+                    return session
+    except OSError:
+        return None
+    return None
