@@ -6,6 +6,7 @@ import json
 import shutil
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner, Result
 
 from agentruns.cli import main
@@ -248,3 +249,53 @@ def test_import_run_is_the_command_without_click(tmp_path: Path) -> None:
     assert missing.record is None
     assert missing.error
     assert json.loads(missing.rejected)["line"] == 0
+
+
+LOGS = Path(__file__).parent / "fixtures" / "upstream" / "agent-logs"
+
+
+def test_session_files_given_together_are_a_run_each_as_a_glob_gives_them() -> None:
+    """A shell glob over a folder of sessions: each kept session is a run of its own (its own
+    id, its own time), never rounds merged into one."""
+    files = sorted(str(p) for p in (LOGS / "claude-session").glob("*.jsonl"))
+    done = invoke("import", *files, "--to", "atif")
+    assert done.exit_code in (0, 1), done.output
+    made = [json.loads(line) for line in done.stdout.splitlines()]
+    assert len(made) == len(files) == 4
+    assert len({run["session_id"] for run in made}) == 4
+
+
+def test_sessions_of_different_harnesses_given_together_are_each_read_by_its_own() -> None:
+    files = [
+        str(sorted((LOGS / "claude-session").glob("*.jsonl"))[0]),
+        str(sorted((LOGS / "codex-rollout").glob("*.jsonl"))[0]),
+    ]
+    done = invoke("import", *files, "--to", "atif")
+    assert done.exit_code in (0, 1), done.output
+    made = [json.loads(line) for line in done.stdout.splitlines()]
+    assert [run["agent"]["name"] for run in made] == ["claude-code", "codex"]
+
+
+def test_a_named_pipe_is_not_read_to_decide_whether_inputs_are_sessions(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Process substitution gives pipes, which are read once: recognizing whether the inputs
+    are sessions looks only at regular files."""
+    import os
+
+    import agentruns.transcripts as readers
+    from agentruns.cli import _sessions_among
+
+    pipe = tmp_path / "turn"
+    os.mkfifo(pipe)
+    looked: list[str] = []
+    real = readers.detect
+
+    def detect(path: str) -> str:
+        looked.append(path)
+        return real(path)
+
+    monkeypatch.setattr(readers, "detect", detect)
+    turn = str(SAMPLES / "codex" / "multiturn-scripted.turn-1.jsonl")
+    assert _sessions_among((turn, str(pipe)), "auto") is False
+    assert looked == [turn]

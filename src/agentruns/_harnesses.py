@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-__all__ = ["HarnessName"]
+__all__ = ["ROUNDS", "HarnessName"]
 
 HarnessName = Literal[
     "claude-code",
@@ -21,3 +21,8 @@ HarnessName = Literal[
     "pi",
     "aider",
 ]
+
+ROUNDS: frozenset[HarnessName] = frozenset({"claude-code", "codex", "cline", "opencode"})
+"""Harnesses whose output is what an agent printed for one round of a run: several such
+transcripts given together are the rounds of one run, in order (eval-magic's multi-turn runs).
+Every other harness keeps whole sessions, each file a run of its own."""

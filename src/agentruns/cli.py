@@ -41,7 +41,7 @@ from agentruns.batch import (
 )
 from agentruns.detect import MODELS
 from agentruns.engine import Outputs, drive
-from agentruns.errors import InputError, OutputError
+from agentruns.errors import AgentrunsError, InputError, OutputError
 from agentruns.io import (
     MAX_RECORD_SIZE,
     Layout,
@@ -646,6 +646,28 @@ def _each_session(inputs: Sequence[str]) -> Iterator[list[str] | _Unreadable]:
             yield [name]
 
 
+def _sessions_among(transcripts: tuple[str, ...], harness: str) -> bool:
+    """Whether several transcripts are sessions an agent kept (each a run of its own: a shell
+    glob over a folder of sessions), not rounds of one run it printed."""
+    if len(transcripts) < 2 or "-" in transcripts:
+        return False
+    import stat
+
+    from agentruns._harnesses import ROUNDS
+    from agentruns.transcripts import detect
+
+    for name in transcripts:
+        try:
+            if harness == "auto" and not stat.S_ISREG(os.stat(name).st_mode):
+                continue  # a pipe is read once, by its run
+            found = harness if harness != "auto" else detect(name)
+        except (AgentrunsError, OSError):
+            continue  # its own run reports it
+        if found not in ROUNDS and not found.endswith(".toml"):
+            return True
+    return False
+
+
 def _refuse_one_id_for_many(to: str, values: dict[str, JsonValue]) -> None:
     """A --set of the run id, when many runs are made, would give them all one id."""
     from agentruns.conversion import format_named
@@ -719,8 +741,9 @@ def _sidecar(path: str) -> dict[str, JsonValue]:
 @click.option(
     "--each",
     is_flag=True,
-    help="Each transcript is a run of its own (JSON Lines out); without it, the transcripts "
-    "are the rounds of one run, in order.",
+    help="Each transcript is a run of its own (JSON Lines out), as every session file an "
+    "agent keeps always is; without it, what an agent printed (claude -p, codex exec, ...) "
+    "given together are the rounds of one run, in order.",
 )
 @click.option("--rejects", help="Write runs that make no valid record here (JSONL).")
 @click.option("--losses", help="Write each run's losses, derived values and problems (JSONL).")
@@ -753,6 +776,8 @@ def import_command(
     values = _sidecar(sidecar) if sidecar else {}
     values.update(_set_value(text) for text in sets)
     folders = [name for name in transcripts if _is_folder_of_sessions(name)]
+    if not folders and not each and conversation is None:
+        each = _sessions_among(transcripts, harness)
     if folders or (each and len(transcripts) > 1):
         _refuse_one_id_for_many(to, values)
     if folders:
