@@ -5,7 +5,9 @@ A pattern the linear-time engine cannot run (lookaround, backreferences: ``codeg
 is matched here, only inside schema rules. Backtracking can take exponential time
 (``^(a+)+$`` on ``aaaa...b``), so every match counts its steps and gives up past
 ``MAX_STEPS`` with ``PatternBudgetError``: the value is refused with that reason (fail
-closed), never judged by a guess and never left to hang a service.
+closed), never judged by a guess and never left to hang a service. The searches of one
+validation also share ``MAX_RECORD_STEPS`` (the models open one budget per validation), so a
+record of many hostile values is refused as fast as a few.
 
 The build step copies this file into ``agentruns_generated/_ecma.py`` (the models use it at
 run time) and parses each such pattern with it at build time, so a pattern the matcher
@@ -20,11 +22,32 @@ the text; lookbehind is matched backwards from the position it stands at.
 from __future__ import annotations
 
 from collections.abc import Callable
+from contextvars import ContextVar, Token
 from dataclasses import dataclass
 from functools import cache
 
 MAX_STEPS = 200_000
 """Steps one search may take (each is one attempt of one pattern node at one position)."""
+
+MAX_RECORD_STEPS = 1_000_000
+"""Steps every search of one validation may take together (``one_budget``): a record of a
+thousand hostile values is refused in about a second, not a thousand times the bound of one."""
+
+_RECORD: ContextVar[list[int] | None] = ContextVar("agentruns_pattern_budget", default=None)
+
+
+def open_budget() -> Token[list[int] | None] | None:
+    """Start one budget for the searches of a validation (None: one is already open, and
+    the outer validation's budget is the one). Close it with ``close_budget``."""
+    if _RECORD.get() is not None:
+        return None
+    return _RECORD.set([MAX_RECORD_STEPS])
+
+
+def close_budget(token: Token[list[int] | None] | None) -> None:
+    if token is not None:
+        _RECORD.reset(token)
+
 
 _LINE_TERMINATORS = frozenset("\n\r\u2028\u2029")
 _SPACE = frozenset(
@@ -366,15 +389,21 @@ def _literal(char: str) -> _Chars:
 
 
 class _Match:
-    def __init__(self, pattern: Pattern, text: str) -> None:
+    def __init__(self, pattern: Pattern, text: str, limit: int = MAX_STEPS) -> None:
         self.text = text
         self.steps = 0
+        self.limit = limit
         self.captures: list[tuple[int, int] | None] = [None] * (pattern.groups + 1)
         self.named = pattern.named
 
     def tick(self) -> None:
         self.steps += 1
-        if self.steps > MAX_STEPS:
+        if self.steps > self.limit:
+            if self.limit < MAX_STEPS:
+                raise PatternBudgetError(
+                    f"the patterns took more than {MAX_RECORD_STEPS} backtracking steps "
+                    "on this record"
+                )
             raise PatternBudgetError(
                 f"the pattern took more than {MAX_STEPS} backtracking steps on this value"
             )
@@ -491,10 +520,14 @@ def search(pattern: str, text: str) -> bool:
     """Whether ``pattern`` matches somewhere in ``text`` (``PatternSyntaxError``,
     ``PatternBudgetError``)."""
     parsed = parse(pattern)
-    match = _Match(parsed, text)
+    shared = _RECORD.get()
+    match = _Match(parsed, text, MAX_STEPS if shared is None else min(MAX_STEPS, shared[0]))
     try:
         return any(
             match.run(parsed.tree, start, lambda _end: True) for start in range(len(text) + 1)
         )
     except RecursionError:
         raise PatternBudgetError("the pattern nests too deep on this value") from None
+    finally:
+        if shared is not None:
+            shared[0] -= match.steps

@@ -333,6 +333,39 @@ def test_a_backtracking_pattern_past_its_budget_refuses_the_value_with_the_reaso
     assert time.monotonic() - started < 5
 
 
+@pytest.mark.parametrize("entry", ["model_validate_json", "model_validate"])
+def test_a_record_of_many_hostile_values_is_refused_within_one_budget(
+    tmp_path: Path, entry: str
+) -> None:
+    """The searches of one validation share one budget: a thousand values that each take the
+    whole of one value's budget are refused in about the time of five, with the reason; the
+    next record starts with a whole budget of its own."""
+    schema = {
+        "$schema": D7,
+        "type": "object",
+        "properties": {
+            "items": {"type": "array", "items": {"type": "string", "pattern": "^(?=a)(a+)+$"}}
+        },
+    }
+    path = tmp_path / "many.json"
+    path.write_text(json.dumps(schema))
+    assert main(["model", str(path), "--out", str(tmp_path / "many.py")]) == 0
+    model = load(tmp_path / "many.py", f"many_lookaround_{entry}").Many
+    hostile = {"items": ["a" * 40 + "b"] * 1000}
+
+    def validate(document: dict[str, Any]) -> Any:
+        if entry == "model_validate_json":
+            return model.model_validate_json(json.dumps(document))
+        return model.model_validate(document)
+
+    started = time.monotonic()
+    with pytest.raises(ValidationError, match="backtracking steps on this record"):
+        validate(hostile)
+    assert time.monotonic() - started < 30  # a budget per value only: minutes
+    benign = {"items": ["a" * 30] * 1000}  # a few steps each: far inside the record's budget
+    assert len(validate(benign).items) == 1000
+
+
 def test_catastrophic_patterns_run_in_linear_time_everywhere(tmp_path: Path) -> None:
     """``^(a+)+$`` backtracks exponentially in Python's re (seconds at 26 characters); the
     models run every pattern, in types and in rules, on the linear-time engine."""

@@ -18,7 +18,7 @@ import sys
 from collections.abc import Callable, Mapping
 from datetime import date, datetime
 from functools import cache, partial
-from typing import TYPE_CHECKING, Annotated, Any, TypeAlias
+from typing import TYPE_CHECKING, Annotated, Any, Self, TypeAlias
 
 import pydantic
 from pydantic import (
@@ -81,6 +81,34 @@ class JsonModel(BaseModel):
         serialize_by_alias=True,
         protected_namespaces=(),
     )
+
+    # One backtracking budget per validation (``_ecma.MAX_RECORD_STEPS``): the patterns the
+    # linear engine cannot run share it, so a record of a thousand hostile values is refused
+    # in about a second, not a thousand times the bound of one value.
+
+    @classmethod
+    def model_validate_json(cls, *args: Any, **kwargs: Any) -> Self:
+        token = _ecma.open_budget()
+        try:
+            return super().model_validate_json(*args, **kwargs)
+        finally:
+            _ecma.close_budget(token)
+
+    @classmethod
+    def model_validate(cls, *args: Any, **kwargs: Any) -> Self:
+        token = _ecma.open_budget()
+        try:
+            return super().model_validate(*args, **kwargs)
+        finally:
+            _ecma.close_budget(token)
+
+    @classmethod
+    def model_validate_strings(cls, *args: Any, **kwargs: Any) -> Self:
+        token = _ecma.open_budget()
+        try:
+            return super().model_validate_strings(*args, **kwargs)
+        finally:
+            _ecma.close_budget(token)
 
     @classmethod
     def __get_pydantic_json_schema__(
