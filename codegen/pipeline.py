@@ -279,16 +279,39 @@ def _package_init(entries: list[SchemaEntry]) -> str:
 
 def public_names(code: str) -> list[str]:
     """The names a generated module defines for its users: classes and type aliases at its
-    top level (not what it imports, nothing private), in the order it defines them."""
+    top level (not what it imports, nothing private), in the order it defines them.
+
+    The machinery of rules is not theirs: an alias that only carries a lifted rule
+    (``Value0Rule = TypeAliasType(..., SchemaRule(...))``, named by the generator after where
+    the rule stood) and the reference table (``SCHEMA_REFS``) stay in the format's module."""
     names: list[str] = []
     for node in ast.parse(code).body:
         if isinstance(node, ast.ClassDef):
             names.append(node.name)
         elif isinstance(node, ast.Assign):
-            names += [t.id for t in node.targets if isinstance(t, ast.Name)]
-        elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+            if _carries_a_rule(node.value):
+                continue
+            names += [
+                t.id
+                for t in node.targets
+                if isinstance(t, ast.Name) and not t.id.startswith("SCHEMA_REFS")
+            ]
+        elif (
+            isinstance(node, ast.AnnAssign)
+            and isinstance(node.target, ast.Name)
+            and not node.target.id.startswith("SCHEMA_REFS")
+        ):
             names.append(node.target.id)
     return [name for name in names if not name.startswith("_")]
+
+
+def _carries_a_rule(value: ast.expr) -> bool:
+    return any(
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Name)
+        and node.func.id.startswith("SchemaRule")  # the marker, however it was named
+        for node in ast.walk(value)
+    )
 
 
 def _models_module(entries: list[SchemaEntry], rendered: Rendered) -> str:

@@ -294,3 +294,29 @@ def test_the_models_module_exports_every_generated_name() -> None:
     import agentruns_generated.models
 
     assert agentruns.models.__all__ == agentruns_generated.models.__all__
+
+
+def test_the_models_module_exports_no_rule_machinery() -> None:
+    """Aliases that only carry a lifted rule (named after where the rule stood) and the
+    reference table stay in the format's module: not names for users."""
+    import agentruns.models
+    from agentruns_generated import atif
+
+    exported = set(agentruns.models.__all__)
+    assert "SCHEMA_REFS" not in exported
+    assert not {name for name in exported if name.startswith("Value0")}
+    assert hasattr(atif, "Value0Rule")  # still where the models use it
+    assert {"AtifTrajectory", "AtifStep", "AtifStepField"} <= exported
+
+
+def test_public_names_leave_out_rule_aliases_and_the_reference_table() -> None:
+    from codegen.pipeline import public_names
+
+    code = (
+        "SCHEMA_REFS: dict[str, object] = {}\n"
+        "Value0Rule = TypeAliasType('V', Annotated[JsonValue, SchemaRule({}, SCHEMA_REFS)])\n"
+        "Name = TypeAliasType('Name', StrictStr)\n"
+        "ID = TypeAliasType('ID', StrictStr)\n"
+        "class Thing(JsonModel):\n    pass\n"
+    )
+    assert public_names(code) == ["Name", "ID", "Thing"]

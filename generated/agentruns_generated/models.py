@@ -17,7 +17,6 @@ from agentruns_generated.agentrun import (
     StepType,
 )
 from agentruns_generated.atif import (
-    SCHEMA_REFS,
     AtifAgent,
     AtifAgentField,
     AtifAudioSource,
@@ -48,11 +47,6 @@ from agentruns_generated.atif import (
     AtifTrajectoryField,
     DurationSec,
     LlmCallCount,
-    Value0Rule,
-    Value0SubagentTrajectoriesRule,
-    Value0SubagentTrajectoriesRule2,
-    Value00Rule,
-    Value01Rule,
 )
 from agentruns_generated.cortex import (
     CortexRunJournal,
@@ -100,7 +94,6 @@ from agentruns_generated.portable import (
 )
 
 __all__ = [
-    "SCHEMA_REFS",
     "AgentRun",
     "AgentRunField",
     "AgentRunStatus",
@@ -181,9 +174,4 @@ __all__ = [
     "TranscriptRefSource",
     "UserMessage",
     "UserMessageField",
-    "Value0Rule",
-    "Value0SubagentTrajectoriesRule",
-    "Value0SubagentTrajectoriesRule2",
-    "Value00Rule",
-    "Value01Rule",
 ]
