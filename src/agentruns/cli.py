@@ -307,6 +307,9 @@ def detect_command(files: tuple[str, ...], jsonl: bool, shape: OutputFormat) -> 
     With no FILE, or FILE -, standard input is read.
     """
     report = Reporter(shape)
+    inputs, sessions = _split_sessions(files or ("-",))
+    for name, harness in sessions:
+        report.say("detected", name, 0, None, fmt=harness)
 
     def detected(raw: Raw, outcome: Outcome) -> None:
         report.say("detected", raw.source, raw.line, None, fmt=outcome.format)
@@ -315,7 +318,8 @@ def detect_command(files: tuple[str, ...], jsonl: bool, shape: OutputFormat) -> 
         for _, message in outcome.problems:
             report.say("invalid", raw.source, raw.line, message, raw=raw.raw, fmt=outcome.format)
 
-    inputs = files or ("-",)
+    if not inputs:
+        sys.exit(EXIT_OK)
     tally = drive(
         _batch(detect_document, inputs, jsonl, None, MAX_RECORD_SIZE),
         accepted=detected,
@@ -349,21 +353,27 @@ def validate_command(
     With no FILE, or FILE -, standard input is read.
     """
     report = Reporter(shape, max_errors, quiet)
-    inputs = files or ("-",)
-    with _shown(_progress(quiet, "validated", inputs)) as progress:
-        tally = drive(
-            _batch(partial(validate_document, fmt=fmt), inputs, jsonl, jobs, max_record_size),
-            rejected=partial(_say_problems, report, "invalid"),
-            each=partial(_tick, progress),
-        )
+    inputs, sessions = _split_sessions(files or ("-",)) if fmt == "auto" else (files or ("-",), [])
+    for name, harness in sessions:  # one message for the file, not one per line
+        report.say("invalid", name, 0, _NOT_RECORDS.format(harness=harness), fmt=harness)
+    tally = Tally()
+    if inputs:
+        with _shown(_progress(quiet, "validated", inputs)) as progress:
+            tally = drive(
+                _batch(partial(validate_document, fmt=fmt), inputs, jsonl, jobs, max_record_size),
+                rejected=partial(_say_problems, report, "invalid"),
+                each=partial(_tick, progress),
+            )
     formats = ", ".join(f"{n} {c}" for n, c in sorted(tally.by_format.items()))
     _err(
         f"{_count(tally.records, 'record')}: {tally.accepted} valid, {tally.rejected} invalid"
         + (f" ({formats})" if formats else "")
+        + (f"; {_count(len(sessions), 'session file')}, not records" if sessions else "")
         + _unreadable_note(tally)
         + report.summary("--max-errors 0 prints all")
     )
-    sys.exit(EXIT_INVALID if tally.rejected or tally.unreadable else EXIT_OK)
+    failed = tally.rejected or tally.unreadable or sessions
+    sys.exit(EXIT_INVALID if failed else EXIT_OK)
 
 
 def _say_problems(report: Reporter, kind: Kind, raw: Raw, outcome: Outcome) -> None:
@@ -644,6 +654,51 @@ def _each_session(inputs: Sequence[str]) -> Iterator[list[str] | _Unreadable]:
                 yield [name]  # rejected as what it is: a folder without a session
         else:
             yield [name]
+
+
+def _session_file(name: str) -> str | None:
+    """The harness of a file that holds what an agent kept or printed (a session, a
+    transcript), not run records: its first document is of no format and a harness
+    recognizes it. Only regular files are looked at (a pipe is read once, by the command)."""
+    import stat
+
+    if name == "-":
+        return None
+    try:
+        if not stat.S_ISREG(os.stat(name).st_mode):
+            return None
+        first = next(iter(read_records(name)), None)
+    except (AgentrunsError, OSError):
+        return None
+    if first is not None and first.error is None:
+        found, _, _ = read_model(first, "auto")
+        if found is not None:
+            return None  # run records (valid or not: a format's shape)
+    from agentruns.transcripts import detect
+
+    try:
+        return detect(name)
+    except (AgentrunsError, OSError, ValueError):
+        return None
+
+
+def _split_sessions(inputs: tuple[str, ...]) -> tuple[tuple[str, ...], list[tuple[str, str]]]:
+    """The inputs of run records, and the session files among them with their harness."""
+    records: list[str] = []
+    sessions: list[tuple[str, str]] = []
+    for name in inputs:
+        harness = _session_file(name)
+        if harness is None:
+            records.append(name)
+        else:
+            sessions.append((name, harness))
+    return tuple(records), sessions
+
+
+_NOT_RECORDS = (
+    "a {harness} file, not run records: `agentruns import` makes records of it; "
+    "`agentruns show` and `agentruns stats` read it as it is"
+)
 
 
 def _sessions_among(transcripts: tuple[str, ...], harness: str) -> bool:
@@ -1181,8 +1236,20 @@ def _problem_raws(
 def show_command(file: str, fmt: str) -> None:
     """Show a run: header (ids, status, times, tokens, cost) and a timeline (every run, for
     JSONL); text from the record is shown with control characters escaped."""
-    from agentruns.show import render
+    from agentruns.show import render, render_run
 
+    harness = _session_file(file) if fmt == "auto" else None
+    if harness is not None:  # a session file: shown as the run it is
+        from agentruns.transcripts import load
+
+        try:
+            render_run(load(file, harness).run, harness)
+        except BrokenPipeError:
+            raise
+        except (AgentrunsError, OSError, ValueError) as error:
+            _err(printable(f"{file}: cannot show this session: {error}"))
+            sys.exit(EXIT_INVALID)
+        sys.exit(EXIT_OK)
     shown = invalid = 0
     try:
         for record in read_records(file):

@@ -27,6 +27,7 @@ from agentruns.derivations import (
 __all__ = [
     "header",
     "render",
+    "render_run",
     "timeline",
 ]
 
@@ -118,8 +119,12 @@ class _Console(Console):
 
 
 def render(record: BaseModel, fmt: str, console: Console | None = None) -> None:
+    render_run(to_canonical(record), fmt, console)
+
+
+def render_run(run: Run, fmt: str, console: Console | None = None) -> None:
+    """A run (a record's, or a session file's) as a header and a timeline."""
     console = console or _Console()
-    run = to_canonical(record)
     console.print(header(run, fmt))
     steps = run.steps if isinstance(run.steps, tuple) else ()
     if steps:

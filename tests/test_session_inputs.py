@@ -1,0 +1,68 @@
+"""A session file given where run records are expected is recognized as what it is: ``detect``
+names its harness, ``validate`` says once that it holds no records (and what reads it), ``show``
+shows the run it is. Files of records are never taken for sessions."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from agentruns.cli import main
+
+LOGS = Path(__file__).parent / "fixtures" / "upstream" / "agent-logs"
+FIXTURES = Path(__file__).parent / "fixtures"
+SESSIONS = sorted(
+    [
+        *(LOGS / "claude-session").glob("*.jsonl"),
+        *(LOGS / "codex-rollout").glob("*.jsonl"),
+        *(LOGS / "gemini").glob("*.json"),
+    ]
+)
+
+
+def _run(*args: str) -> tuple[int, str, str]:
+    result = CliRunner().invoke(main, list(args))
+    return result.exit_code, result.stdout, result.stderr
+
+
+@pytest.mark.parametrize("session", SESSIONS, ids=lambda p: p.name)
+def test_detect_names_a_session_files_harness_once(session: Path) -> None:
+    code, out, _ = _run("detect", str(session))
+    assert code == 0, out
+    assert len(out.splitlines()) == 1
+    assert "unknown format" not in out
+
+
+@pytest.mark.parametrize("session", SESSIONS, ids=lambda p: p.name)
+def test_validate_says_once_that_a_session_file_holds_no_records(session: Path) -> None:
+    code, out, err = _run("validate", str(session))
+    assert code == 1
+    said = out + err
+    assert said.count("not run records") == 1
+    assert "agentruns import" in said
+    assert "unknown format" not in said
+
+
+def test_show_shows_the_run_a_session_file_is() -> None:
+    session = LOGS / "claude-session" / "spotter-short.jsonl"
+    code, out, _ = _run("show", str(session))
+    assert code == 0, out
+    assert "claude-code-session" in out
+    assert "55604662-cf2a-4331-851a-ec234028f8ca" in out  # the session's id is the run's
+
+
+def test_files_of_records_are_never_taken_for_sessions() -> None:
+    files = sorted(str(p) for p in FIXTURES.glob("*.min.json"))
+    code, out, _ = _run("detect", *files)
+    assert code == 0
+    assert [line.rsplit(": ", 1)[1] for line in out.splitlines()] == [
+        "agentrun",
+        "atif",
+        "cortex",
+        "portable",
+    ]
+    code, _, err = _run("validate", *files)
+    assert code == 0, err
+    assert "session file" not in err
