@@ -546,3 +546,11 @@ def test_no_progress_display_on_a_pipe(tmp_path: Path) -> None:
     script = str(Path(sys.executable).parent / "agentruns")
     done = subprocess.run([script, "validate", str(path)], capture_output=True, check=False)
     assert done.stderr == b"100 records: 100 valid, 0 invalid (cortex 100)\n"
+
+
+def test_the_help_names_every_registered_format() -> None:
+    from agentruns.conversion import models_by_name
+
+    shown = " ".join(CliRunner().invoke(main, ["--help"]).output.split())
+    for name in models_by_name():
+        assert name in shown

@@ -257,12 +257,15 @@ class _Commands(click.Group):
 
 @click.group(
     cls=_Commands,
+    help="Typed AI agent run records: "
+    + ", ".join(FORMATS)
+    + "; and the session files agents keep.",
     epilog=f"{_EPILOG}\n\n{_COMPLETION}",
     context_settings={"help_option_names": ["-h", "--help"]},
 )
 @click.version_option(package_name="agentruns")
 def main() -> None:
-    """Typed AI agent run records: portable, cortex and agentrun."""
+    """The command line: one subcommand per job (its --help says how)."""
 
 
 def _output_format(function: Callable[..., None]) -> Callable[..., None]:
