@@ -156,7 +156,7 @@ PUBLIC: dict[str, list[str]] = {
         "validate",
     ],
     "agentruns.schemas": ["schema_text"],
-    "agentruns.show": ["header", "render", "timeline"],
+    "agentruns.show": ["header", "render", "render_run", "timeline"],
     "agentruns.stats": [
         "EXACT",
         "MAX_KEYS",

@@ -71,8 +71,10 @@ def test_a_folder_gives_what_importing_it_then_stats_gives(tmp_path: Path) -> No
     # what a format records in its own terms: the harness (not "atif"); ATIF keeps no failed
     # status of a tool call and names an agent "unknown", which the session does not say;
     # a record is booked on the day it started, a session call by call; an ATIF subagent
-    # keeps no cache writes (the import reports its subagents lost)
+    # keeps no cache writes (the import reports its subagents lost); sessions are priced call
+    # by call, records (which keep no calls' usage) are not
     apart = {
+        "cost_usd",
         "by_format_and_status",
         "most_failing_tools",
         "runs_per_agent",

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from agentruns.stats import RunFacts
 
-FACTS_VERSION = 2
+FACTS_VERSION = 3
 """Raised when what a reader makes of a file changes: entries of another version are unused."""
 
 
@@ -55,10 +55,13 @@ def identity(path: str, status: os.stat_result) -> str:
 def _version() -> str:
     from importlib.metadata import PackageNotFoundError, version
 
+    from agentruns._prices import source
+
+    prices = source() or "no prices"  # facts read without the price table have no cost
     try:
-        return f"{version('agentruns')}/{FACTS_VERSION}"
+        return f"{version('agentruns')}/{FACTS_VERSION}/{prices}"
     except PackageNotFoundError:
-        return f"?/{FACTS_VERSION}"
+        return f"?/{FACTS_VERSION}/{prices}"
 
 
 class FactsCache:

@@ -170,6 +170,12 @@ class RunFacts:
     (``agentruns._slots``): each call's tokens are booked on its own day."""
     subagent_tokens: int | None = None
     """Of ``tokens``, what the run's subagents spent (None: the run started none)."""
+    cost: list[tuple[int | None, str, float]] = field(default_factory=list)
+    """USD by (quarter hour, model) of the run's model calls, where they were priced."""
+    unpriced: dict[str, int] = field(default_factory=dict)
+    """Tokens of calls the price table has no price for, by model."""
+    prices: str | None = None
+    """Where the prices came from (``genai-prices 0.2.3``); None: the run was not priced."""
 
     @classmethod
     def of(cls, run: Run, fmt: str) -> RunFacts:
@@ -216,6 +222,13 @@ class RunFacts:
             raise TypeError("tools and usage are lists")
         value["tools"] = [(str(name), bool(failed)) for name, failed in tools]
         value["usage"] = [(int(slot), int(tokens)) for slot, tokens in usage]
+        cost = value.get("cost", [])
+        if not isinstance(cost, list):
+            raise TypeError("cost is a list")
+        value["cost"] = [
+            (None if slot is None else int(slot), str(model), float(usd))
+            for slot, model, usd in cost
+        ]
         return cls(**value)  # type: ignore[arg-type]
 
 
@@ -295,6 +308,15 @@ class RunStats:
     runs_by_day: Counter[str] = field(default_factory=Counter)
     """Runs with tokens booked on the day (or, without any, started on it)."""
     subagent_tokens: int = 0
+    cost_by_model: dict[str, float] = field(default_factory=dict)
+    """USD by model, of the runs priced."""
+    cost_by_day: dict[str, float] = field(default_factory=dict)
+    unpriced: Counter[str] = field(default_factory=Counter)
+    """Tokens no price was found for, by model."""
+    priced_runs: int = 0
+    unpriced_runs: int = 0
+    """Runs of session files read without a price table (the ``cost`` extra missing)."""
+    prices: set[str] = field(default_factory=set)
 
     def add(self, facts: RunFacts) -> None:
         started = self._day(facts.started) if facts.started is not None else None
@@ -328,6 +350,22 @@ class RunStats:
             self.duration_ms.add(facts.duration_ms)
         if facts.tokens is not None:
             self.tokens.add(facts.tokens)
+        self._add_cost(facts, start)
+
+    def _add_cost(self, facts: RunFacts, start: str) -> None:
+        if facts.prices is None:
+            self.unpriced_runs += bool(facts.usage)
+            return
+        self.priced_runs += 1
+        self.prices.add(facts.prices)
+        ranged = self.since is not None or self.until is not None
+        for slot, model, usd in facts.cost:
+            day = (self._day(slot * USAGE_SLOT) if slot is not None else None) or start
+            if ranged and not self._within(day):
+                continue
+            _add(self.cost_by_model, model, usd)
+            _add(self.cost_by_day, day, usd)
+        self.unpriced.update(facts.unpriced)
 
     def _day(self, seconds: float) -> str | None:
         """The day (``YYYY-MM-DD``) an instant lies in, in this report's zone."""
@@ -346,6 +384,16 @@ class RunStats:
     def merge(self, other: RunStats) -> None:
         self.runs += other.runs
         self.subagent_tokens += other.subagent_tokens
+        for costs, more in (
+            (self.cost_by_model, other.cost_by_model),
+            (self.cost_by_day, other.cost_by_day),
+        ):
+            for key, usd in more.items():
+                _add(costs, key, usd)
+        self.unpriced.update(other.unpriced)
+        self.priced_runs += other.priced_runs
+        self.unpriced_runs += other.unpriced_runs
+        self.prices |= other.prices
         self.rejected += other.rejected
         self.by_format_status.update(other.by_format_status)
         self.tokens_by_kind.update(other.tokens_by_kind)
@@ -392,7 +440,29 @@ class RunStats:
                 {"month": month, "tokens": tokens} for month, tokens in self.tokens_by_month()
             ],
             "timezone": self.zone_name(),
+            "cost_usd": self._cost_json(),
             "quantile_accuracy": self.duration_ms.accuracy,
+        }
+
+    def _cost_json(self) -> JsonValue:
+        """The cost of the priced runs (None when none was priced)."""
+        if not self.priced_runs:
+            return None
+        return {
+            "prices": ", ".join(sorted(self.prices)),
+            "runs": self.priced_runs,
+            "total": round(sum(self.cost_by_model.values()), 6),
+            "by_model": [
+                {"model": model, "usd": round(usd, 6)}
+                for model, usd in sorted(self.cost_by_model.items(), key=lambda i: (-i[1], i[0]))
+            ],
+            "by_day": [
+                {"day": day, "usd": round(usd, 6)} for day, usd in sorted(self.cost_by_day.items())
+            ],
+            "unpriced_tokens": [
+                {"model": model, "tokens": tokens}
+                for model, tokens in sorted(self.unpriced.items(), key=lambda i: (-i[1], i[0]))
+            ],
         }
 
     def tokens_by_month(self) -> list[tuple[str, int]]:
@@ -487,12 +557,39 @@ def render(stats: RunStats, top: int = 10) -> str:
             lines.append("tokens by month")
             for month, tokens in months[-top:]:
                 lines.append(f"  {month:<12} {tokens:>25,}")
+    lines.extend(_cost_lines(stats, top))
     lines.append("")
     if stats.duration_ms.values is not None and stats.tokens.values is not None:
         lines.append(f"percentiles exact (up to {EXACT:,} runs; within 1% beyond)")
     else:
         lines.append(f"percentiles within {stats.duration_ms.accuracy:.0%} (a mergeable sketch)")
     return "\n".join(lines)
+
+
+def _add(held: dict[str, float], key: str, usd: float) -> None:
+    held[key] = held.get(key, 0.0) + usd
+
+
+def _cost_lines(stats: RunStats, top: int) -> list[str]:
+    if not stats.priced_runs:
+        if stats.unpriced_runs:
+            return ["", "cost: not computed (the price table: pip install 'agentruns[cost]')"]
+        return []
+    total = sum(stats.cost_by_model.values())
+    sources = ", ".join(sorted(stats.prices))
+    lines = ["", f"cost (USD, {_runs(stats.priced_runs)}, prices from {sources}): ${total:,.2f}"]
+    ranked = sorted(stats.cost_by_model.items(), key=lambda item: (-item[1], item[0]))
+    for model, usd in ranked[:top]:
+        lines.append(f"  {model:<40} {'$' + format(usd, ',.2f'):>14}")
+    for model, tokens in sorted(stats.unpriced.items(), key=lambda i: (-i[1], i[0]))[:top]:
+        lines.append(f"  {model:<40} {'unknown':>14} ({tokens:,} tokens, no price)")
+    days = sorted(stats.cost_by_day.items())
+    if len(days) > 1:
+        lines.append("")
+        lines.append(f"cost by day ({stats.zone_name()} time)")
+        for day, usd in days[-top:]:
+            lines.append(f"  {day:<12} {'$' + format(usd, ',.2f'):>14}")
+    return lines
 
 
 def _runs(count: int, width: int = 0) -> str:
@@ -522,7 +619,34 @@ def _session_facts(item: tuple[str, str]) -> RunFacts | str:
         return str(error)
     facts = RunFacts.of(transcript.run, transcript.harness)
     facts.usage = _usage(transcript.rounds, facts.started)
+    _price(facts, transcript.rounds)
     return facts
+
+
+def _price(facts: RunFacts, rounds: Sequence[Summary]) -> None:
+    """The run's cost, call by call, where the price table is installed and knows the model;
+    a call with no time of its own is priced and booked when the run started."""
+    from agentruns import _prices
+
+    start = int(facts.started // USAGE_SLOT) if facts.started is not None else None
+    calls = []
+    pending = list(rounds)
+    while pending:
+        summary = pending.pop()
+        pending.extend(summary.children)
+        for slot, *rest in summary.calls_usage:
+            calls.append((start if slot is None else slot, *rest))
+    priced = _prices.price(calls)  # type: ignore[arg-type]
+    if priced is None:
+        return
+    facts.prices = _prices.source()
+    facts.cost = [
+        (slot, model, usd)
+        for (slot, model), usd in sorted(
+            priced.cost.items(), key=lambda item: (item[0][0] or 0, item[0][1])
+        )
+    ]
+    facts.unpriced = priced.unpriced
 
 
 def _usage(rounds: Sequence[Summary], started: float | None) -> list[tuple[int, int]]:

@@ -118,6 +118,11 @@ class Summary:
     books each call on its own day."""
     usage_unplaced: int = 0
     """Tokens of model calls the stream gives no time for."""
+    calls_usage: list[tuple[int | None, str | None, int, int, int, int]] = field(
+        default_factory=list
+    )
+    """Each model call: (quarter hour, model, input, output, cache writes, cache reads), for
+    pricing call by call (``agentruns._prices``)."""
     cost_usd: float | None = None
     duration_ms: int | None = None
     started_at: datetime | None = None
@@ -157,6 +162,9 @@ class Summary:
             self.usage_unplaced += tokens
         else:
             self.usage_at[slot] += tokens
+        self.calls_usage.append(
+            (slot, model, input or 0, output or 0, cache_creation or 0, cache_read or 0)
+        )
         for name, value in (
             ("input_tokens", input),
             ("output_tokens", output),

@@ -1,0 +1,128 @@
+"""Cost comes from the price table (genai-prices), call by call: a few prices pinned against
+the package, the one meaning of tokens kept (input counts the cache), a model with no price
+"unknown" with its tokens (never 0), and a day's cost booked on the day of its calls."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+from genai_prices import Usage, calc_price
+from hypothesis import given
+from hypothesis import strategies as st
+
+from agentruns import _prices
+from agentruns._slots import USAGE_SLOT
+from agentruns.cli import main
+from tests._settings import PROPERTY_SETTINGS
+from tests.test_stats_days import _session
+
+SONNET = "claude-sonnet-4-20250514"
+SLOT = int(datetime(2026, 3, 1, tzinfo=UTC).timestamp()) // USAGE_SLOT
+
+
+def _usd(*calls: _prices.Call) -> float:
+    priced = _prices.price(calls)
+    assert priced is not None
+    return sum(priced.cost.values())
+
+
+def test_a_million_tokens_cost_what_the_table_says() -> None:
+    assert _usd((SLOT, SONNET, 1_000_000, 0, 0, 0)) == pytest.approx(3.0)
+    assert _usd((SLOT, SONNET, 0, 1_000_000, 0, 0)) == pytest.approx(15.0)
+    # input counts the cache: a million tokens all read from the cache cost the cache price
+    assert _usd((SLOT, SONNET, 1_000_000, 0, 0, 1_000_000)) == pytest.approx(0.3)
+    assert _usd((SLOT, SONNET, 1_000_000, 0, 1_000_000, 0)) == pytest.approx(3.75)
+
+
+def test_a_model_with_no_price_is_unknown_with_its_tokens_never_free() -> None:
+    priced = _prices.price(
+        [(SLOT, "no-such-model-anywhere", 100, 20, 0, 0), (SLOT, None, 5, 5, 0, 0)]
+    )
+    assert priced is not None
+    assert priced.cost == {}
+    assert priced.unpriced == {"no-such-model-anywhere": 120, "(none)": 10}
+
+
+calls = st.lists(
+    st.tuples(
+        st.sampled_from([SLOT, SLOT + 1, None]),
+        st.sampled_from([SONNET, "gpt-4o", "gemini-2.5-flash"]),
+        st.integers(0, 300_000),
+        st.integers(0, 20_000),
+        st.integers(0, 50_000),
+        st.integers(0, 50_000),
+    ).filter(lambda c: c[2] >= c[4] + c[5]),
+    min_size=1,
+    max_size=20,
+)
+
+
+@PROPERTY_SETTINGS
+@given(made=calls)
+def test_calls_priced_together_cost_what_they_cost_one_by_one(made: list[_prices.Call]) -> None:
+    """The table (calc_price per call) is the oracle of the buckets."""
+    expected = 0.0
+    for slot, model, read, written, cache_written, cache_read in made:
+        when = (
+            datetime.fromtimestamp(slot * USAGE_SLOT, UTC).replace(hour=0, minute=0)
+            if slot is not None
+            else None
+        )
+        usage = Usage(
+            input_tokens=read,
+            output_tokens=written,
+            cache_write_tokens=cache_written,
+            cache_read_tokens=cache_read,
+        )
+        assert model is not None
+        expected += float(calc_price(usage, model, genai_request_timestamp=when).total_price)
+    assert _usd(*made) == pytest.approx(expected, rel=1e-9, abs=1e-12)
+
+
+def _stats(*args: str) -> dict[str, Any]:
+    result = CliRunner().invoke(
+        main, ["stats", "--output-format", "json", "-j", "1", "--no-cache", *args]
+    )
+    assert result.exit_code == 0, result.output
+    shown = json.loads(result.output)
+    assert isinstance(shown, dict)
+    return shown
+
+
+def test_a_sessions_cost_is_booked_on_the_day_of_each_call(tmp_path: Path) -> None:
+    _session(tmp_path / "p", [(0, 1_000_000, 0, 0, [1]), (27 * 60, 2_000_000, 0, 0, [1])])
+    cost = _stats("--timezone", "UTC", str(tmp_path))["cost_usd"]
+    assert cost["prices"].startswith("genai-prices ")
+    assert cost["unpriced_tokens"] == [{"model": "claude-test", "tokens": 3_000_002}]
+    assert cost["total"] == 0  # the model is no model the table knows: unknown, not free
+
+
+def test_a_known_model_s_cost_by_day_and_model(tmp_path: Path) -> None:
+    lines = _session(tmp_path / "p", [(0, 1_000_000, 0, 0, [1]), (27 * 60, 2_000_000, 0, 0, [1])])
+    text = "".join(
+        json.dumps(line).replace('"claude-test"', f'"{SONNET}"') + "\n" for line in lines
+    )
+    (tmp_path / "p" / "s-1.jsonl").write_text(text)
+    cost = _stats("--timezone", "UTC", str(tmp_path))["cost_usd"]
+    by_day = {entry["day"]: entry["usd"] for entry in cost["by_day"]}
+    assert by_day == {
+        "2026-03-28": pytest.approx(3.0 + 15e-6),
+        "2026-03-29": pytest.approx(6.0 + 15e-6),
+    }
+    assert cost["by_model"] == [{"model": SONNET, "usd": pytest.approx(9.0 + 30e-6)}]
+    assert cost["unpriced_tokens"] == []
+
+
+def test_without_the_price_table_the_cost_is_said_not_computed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(_prices, "source", lambda: None)
+    _session(tmp_path / "p", [(0, 10, 0, 0, [1])])
+    assert _stats(str(tmp_path))["cost_usd"] is None
+    result = CliRunner().invoke(main, ["stats", "-j", "1", "--no-cache", str(tmp_path)])
+    assert "cost: not computed" in result.output
