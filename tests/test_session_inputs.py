@@ -66,3 +66,37 @@ def test_files_of_records_are_never_taken_for_sessions() -> None:
     code, _, err = _run("validate", *files)
     assert code == 0, err
     assert "session file" not in err
+
+
+@pytest.mark.parametrize(
+    "session", sorted((LOGS / "claude-session").glob("*.jsonl")), ids=lambda p: p.name
+)
+def test_an_older_claude_export_without_entry_types_reads_as_the_same_session(
+    session: Path, tmp_path: Path
+) -> None:
+    """Some exports write user and assistant lines with ``message.role`` and no ``type``,
+    under any name: recognized by what they hold, read as the session they are."""
+    import json
+
+    from agentruns.transcripts import load
+
+    lines = []
+    for text in session.read_text(encoding="utf-8").splitlines():
+        try:
+            value = json.loads(text)
+        except ValueError:
+            lines.append(text)  # the sample's own broken lines stay as they are
+            continue
+        if isinstance(value, dict):
+            message, kind = value.get("message"), value.get("type")
+            role = message.get("role") if isinstance(message, dict) else None
+            if kind in ("user", "assistant") and role == kind:
+                del value["type"]
+        lines.append(json.dumps(value))
+    renamed = tmp_path / "export.txt.jsonl"
+    renamed.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    original, exported = load(str(session)).run, load(str(renamed)).run
+    assert exported.run_id == original.run_id
+    assert exported.input_tokens == original.input_tokens
+    assert exported.output_tokens == original.output_tokens
+    assert exported.steps == original.steps

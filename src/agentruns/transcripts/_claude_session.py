@@ -39,10 +39,21 @@ _SYNTHETIC = "<synthetic>"
 
 
 def looks_like(value: JsonObject) -> bool:
-    kind = value.get("type")
+    kind = _kind(value)
     return (
         isinstance(value.get("sessionId"), str) and isinstance(kind, str) and kind in _ENTRY_TYPES
     )
+
+
+def _kind(value: JsonObject) -> JsonValue:
+    """The entry's ``type``; an older export writes none, and its message's ``role`` says."""
+    kind = value.get("type")
+    if kind is None and "type" not in value:
+        message = value.get("message")
+        role = message.get("role") if isinstance(message, dict) else None
+        if role in ("user", "assistant"):
+            return role
+    return kind
 
 
 @dataclass
@@ -82,7 +93,7 @@ class _Reading:
         agent = value.get("agentId")
         if self.agent_id is None and isinstance(agent, str):
             self.agent_id = agent
-        kind = value.get("type")
+        kind = _kind(value)
         message = value.get("message")
         if kind == "assistant" and isinstance(message, dict):
             self._assistant(message, line, at)
@@ -179,7 +190,7 @@ def read(path: str, summary: Summary) -> None:
     # lines are its main thread
     alone = Path(path).name.startswith("agent-")
     for line, value in events(path, summary):
-        kind = value.get("type")
+        kind = _kind(value)
         data = value.get("data")
         if kind == "progress" and isinstance(data, dict) and data.get("type") == "agent_progress":
             inner = data.get("message")
