@@ -51,7 +51,7 @@ def test_a_model_with_no_price_is_unknown_with_its_tokens_never_free() -> None:
 calls = st.lists(
     st.tuples(
         st.sampled_from([SLOT, SLOT + 1, None]),
-        st.sampled_from([SONNET, "gpt-4o", "gemini-2.5-flash"]),
+        st.sampled_from([SONNET, "gpt-4o", "gemini-2.5-flash", "gemini-2.5-pro"]),  # tiered too
         st.integers(0, 300_000),
         st.integers(0, 20_000),
         st.integers(0, 50_000),

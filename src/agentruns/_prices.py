@@ -3,8 +3,9 @@
 Prices are never kept here: a model the table does not know is unpriced (its tokens said), never
 0 and never a guess. The table prices cache reads and writes as the provider does, and takes
 ``input`` as every token read, cache included: the one meaning of tokens here. A price that is
-the same per token at any size is applied once to the calls of one model in one quarter hour
-(it is linear); a tiered one (a higher price past some context size) call by call.
+the same per token at any size is read from the table once per model and day, as the table's
+price of a million tokens of each kind; a tiered one (a higher price past some context size)
+is the table's, call by call.
 """
 
 from __future__ import annotations
@@ -57,26 +58,25 @@ def price(calls: Iterable[Call]) -> Priced | None:
     from genai_prices import Usage
 
     found = Priced()
-    buckets: dict[tuple[int | None, str], list[int]] = {}
     for slot, model, read, written, cache_written, cache_read in calls:
-        tokens = read + written
-        table = _model_price(model, _day(slot)) if model else None
+        day = _day(slot)
+        table = _model_price(model, day) if model else None
         if table is None:
             key = model or "(none)"
-            found.unpriced[key] = found.unpriced.get(key, 0) + tokens
+            found.unpriced[key] = found.unpriced.get(key, 0) + read + written
             continue
         assert model is not None
-        if _linear(table):
-            held = buckets.setdefault((slot, model), [0, 0, 0, 0])
-            for k, n in enumerate((read, written, cache_written, cache_read)):
-                held[k] += n
-            continue
-        usd = _usd(table, Usage, (read, written, cache_written, cache_read))
-        found.cost[slot, model] = found.cost.get((slot, model), 0.0) + usd
-    for (slot, model), held in buckets.items():
-        table = _model_price(model, _day(slot))
-        assert table is not None
-        usd = _usd(table, Usage, (held[0], held[1], held[2], held[3]))
+        unit = _unit_prices(model, day)
+        if unit is not None:  # linear: the table's price of one token of each kind
+            fresh, out, reads, writes = unit
+            usd = (
+                (read - cache_read - cache_written) * fresh
+                + written * out
+                + cache_read * reads
+                + cache_written * writes
+            )
+        else:  # tiered: the table prices the call
+            usd = _usd(table, Usage, (read, written, cache_written, cache_read))
         found.cost[slot, model] = found.cost.get((slot, model), 0.0) + usd
     return found
 
@@ -90,6 +90,23 @@ def _usd(table: ModelPrice, usage: Any, counts: tuple[int, int, int, int]) -> fl
         cache_read_tokens=cache_read,
     )
     return float(table.calc_price(made)["total_price"])
+
+
+@cache
+def _unit_prices(model: str, day: str | None) -> tuple[float, float, float, float] | None:
+    """USD per token of fresh input, output, cache read and cache write, as the table prices a
+    million of each (None when the price is tiered: it is not one price per token)."""
+    from genai_prices import Usage
+
+    table = _model_price(model, day)
+    if table is None or not _linear(table):
+        return None
+    million = 1_000_000
+    fresh = _usd(table, Usage, (million, 0, 0, 0)) / million
+    out = _usd(table, Usage, (0, million, 0, 0)) / million
+    reads = _usd(table, Usage, (million, 0, 0, million)) / million
+    writes = _usd(table, Usage, (million, 0, million, 0)) / million
+    return fresh, out, reads, writes
 
 
 def _day(slot: int | None) -> str | None:
