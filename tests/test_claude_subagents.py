@@ -182,3 +182,18 @@ def test_a_subagent_file_read_alone_is_the_run_it_is(tmp_path: Path) -> None:
         steps = run.steps if isinstance(run.steps, tuple) else ()
         assert sum(step.kind == "tool_call" for step in steps) == 2
         assert _tokens(run) == 33
+
+
+@PROPERTY_SETTINGS
+@given(layout=st.sampled_from(LAYOUTS), subs=shapes)
+def test_every_subagent_has_an_id_of_its_own(
+    tmp_path_factory: Any, layout: str, subs: list[list[tuple[int, int]]]
+) -> None:
+    folder = tmp_path_factory.mktemp("claude")
+    path, _ = _write(folder / "project", layout, (1, 1), subs)
+    run = load(str(path), "claude-code-session").run
+    assert isinstance(run.subagents, tuple)
+    ids = [sub.run_id for sub in run.subagents]
+    assert run.run_id == SESSION
+    assert SESSION not in ids
+    assert len(set(ids)) == len(ids) == len(subs)

@@ -226,11 +226,28 @@ def read(path: str, summary: Summary) -> None:
         scratch.parent_call_id = call
         children[f"file:{file}"] = reading
         summary.problems.extend(scratch.problems)
-    for reading in children.values():
+    for key, reading in children.items():
         reading.close()
+        agent = reading.agent_id
+        if agent is None and key.startswith("file:"):
+            agent = Path(key.removeprefix("file:")).stem.removeprefix("agent-")
+        if agent is not None:
+            reading.summary.session_id = agent  # its own id, not the parent's it repeats
         summary.children.append(reading.summary)
     _link_threads(summary)
+    _own_ids(summary)
     _cover(summary)
+
+
+def _own_ids(summary: Summary) -> None:
+    """A subagent with no agent id of its own (1.0.x threads) is named by the session and the
+    call that started it (else its place): never the parent's id, which its lines repeat."""
+    for position, child in enumerate(summary.children, start=1):
+        if child.session_id is not None and child.session_id != summary.session_id:
+            continue
+        base = summary.session_id or "session"
+        tail = child.parent_call_id or f"subagent-{position}"
+        child.session_id = f"{base}/{tail}"
 
 
 def _thread(value: JsonObject, threads: dict[str, str]) -> str:
