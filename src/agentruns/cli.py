@@ -670,7 +670,11 @@ def _session_file(name: str) -> str | None:
     try:
         if not stat.S_ISREG(os.stat(name).st_mode):
             return None
-        first = next(iter(read_records(name)), None)
+        records = read_records(name)
+        try:
+            first = next(records, None)
+        finally:
+            records.close()  # the file closed now, not whenever the reader is collected
     except (AgentrunsError, OSError):
         return None
     if first is not None and first.error is None:

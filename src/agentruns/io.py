@@ -15,7 +15,7 @@ import re
 import sys
 import tempfile
 import zlib
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -94,7 +94,7 @@ newline, a huge file)."""
 
 def read_records(
     path: str, layout: Layout | None = None, max_size: int = MAX_RECORD_SIZE
-) -> Iterator[Record]:
+) -> Generator[Record, None, None]:
     """Every document of a file (``-`` is standard input), in order, errors included."""
     for raw in read_raw(path, layout, max_size):
         yield parse(raw)
