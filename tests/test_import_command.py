@@ -299,3 +299,17 @@ def test_a_named_pipe_is_not_read_to_decide_whether_inputs_are_sessions(
     turn = str(SAMPLES / "codex" / "multiturn-scripted.turn-1.jsonl")
     assert _sessions_among((turn, str(pipe)), "auto") is False
     assert looked == [turn]
+
+
+def test_a_broken_archive_beside_a_session_costs_only_its_own_run(tmp_path: Path) -> None:
+    fake = tmp_path / "capture.jsonl.gz"
+    fake.write_bytes(b"not gzip at all\n")
+    good = str(sorted((LOGS / "claude-session").glob("*.jsonl"))[0])
+    for inputs in ([str(fake), good], [str(fake)]):
+        done = CliRunner().invoke(main, ["import", *inputs, "--to", "atif"])
+        assert done.exit_code == 1, done.output
+        assert "Traceback" not in done.output
+        assert len(done.stdout.splitlines()) == len(inputs) - 1
+        said = [line for line in done.stderr.splitlines() if "capture.jsonl.gz" in line]
+        assert said
+        assert all(line.count(str(fake)) == 1 for line in said)  # the path once, not twice

@@ -677,15 +677,16 @@ def _session_file(name: str) -> str | None:
             records.close()  # the file closed now, not whenever the reader is collected
     except (AgentrunsError, OSError):
         return None
-    if first is not None and first.error is None:
-        found, _, _ = read_model(first, "auto")
-        if found is not None:
-            return None  # run records (valid or not: a format's shape)
+    if first is None or first.error is not None:
+        return None  # nothing to tell by, or unreadable: the command's reading says so
+    found, _, _ = read_model(first, "auto")
+    if found is not None:
+        return None  # run records (valid or not: a format's shape)
     from agentruns.transcripts import detect
 
     try:
         return detect(name)
-    except (AgentrunsError, OSError, ValueError):
+    except Exception:  # no harness reads it (however it fails): records, for the command
         return None
 
 
@@ -723,8 +724,8 @@ def _sessions_among(transcripts: tuple[str, ...], harness: str) -> bool:
             if harness == "auto" and not stat.S_ISREG(os.stat(name).st_mode):
                 continue  # a pipe is read once, by its run
             found = harness if harness != "auto" else detect(name)
-        except (AgentrunsError, OSError):
-            continue  # its own run reports it
+        except Exception:  # however it fails to be read, its own run reports it
+            continue
         if found not in ROUNDS and not found.endswith(".toml"):
             return True
     return False
@@ -881,7 +882,10 @@ def import_command(
                 # this run only (a missing file, no harness recognized, a refused record):
                 # the others go on
                 failed += 1
-                messages.note(f"{done.where}: {done.error}")
+                said = str(done.error)  # a reader's error names its file itself
+                messages.note(
+                    said if said.startswith(f"{done.where}: ") else f"{done.where}: {said}"
+                )
                 for pointer, message in done.problems:
                     messages.note(f"{done.where}: {pointer or '/'}: {message}")
                 if reject_out is not None:

@@ -14,6 +14,7 @@ its objects come out in order, each with the line it starts on.
 from __future__ import annotations
 
 import json
+import zlib
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from typing import TypeVar
@@ -46,7 +47,10 @@ def is_document(path: str) -> bool:
     from agentruns.io import _open
 
     with _open(path) as stream:
-        head = stream.read(_PEEK)
+        try:
+            head = stream.read(_PEEK)
+        except (EOFError, zlib.error, ValueError):
+            return False  # a broken archive: read as lines, whose reading says where it breaks
     text = head.removeprefix(b"\xef\xbb\xbf").lstrip()
     if text.startswith(b"["):
         return True
