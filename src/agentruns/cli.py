@@ -248,6 +248,14 @@ class _PipeClosed(BaseException):
 
 
 class _Commands(click.Group):
+    def format_help_text(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        # the formats registered when the help is shown (plugins too), not at import
+        from agentruns.conversion import models_by_name
+
+        names = ", ".join(sorted(models_by_name()))
+        self.help = f"Typed AI agent run records: {names}; and the session files agents keep."
+        super().format_help_text(ctx, formatter)
+
     def invoke(self, ctx: click.Context) -> object:
         try:
             return super().invoke(ctx)
@@ -257,9 +265,6 @@ class _Commands(click.Group):
 
 @click.group(
     cls=_Commands,
-    help="Typed AI agent run records: "
-    + ", ".join(FORMATS)
-    + "; and the session files agents keep.",
     epilog=f"{_EPILOG}\n\n{_COMPLETION}",
     context_settings={"help_option_names": ["-h", "--help"]},
 )
