@@ -52,7 +52,9 @@ calls = st.lists(
     st.tuples(
         st.sampled_from([SLOT, SLOT + 1, None]),
         st.sampled_from([SONNET, "gpt-4o", "gemini-2.5-flash", "gemini-2.5-pro"]),  # tiered too
-        st.integers(0, 300_000),
+        # input sizes on both sides of the tiers' thresholds (a tier prices every token of a
+        # call whose input is past its start)
+        st.integers(0, 300_000) | st.sampled_from([0, 1, 128_000, 128_001, 200_000, 200_001]),
         st.integers(0, 20_000),
         st.integers(0, 50_000),
         st.integers(0, 50_000),
