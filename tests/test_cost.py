@@ -48,10 +48,20 @@ def test_a_model_with_no_price_is_unknown_with_its_tokens_never_free() -> None:
     assert priced.unpriced == {"no-such-model-anywhere": 120, "(none)": 10}
 
 
+MODELS = [
+    SONNET,
+    "claude-sonnet-4-5-20250929",  # tiered, with 1-hour cache writes and web searches priced
+    "claude-opus-4-6",
+    "claude-haiku-4-5-20251001",
+    "gpt-4o",
+    "gemini-2.5-flash",
+    "gemini-2.5-pro",  # tiered
+]
+
 calls = st.lists(
     st.tuples(
         st.sampled_from([SLOT, SLOT + 1, None]),
-        st.sampled_from([SONNET, "gpt-4o", "gemini-2.5-flash", "gemini-2.5-pro"]),  # tiered too
+        st.sampled_from(MODELS),
         # input sizes on both sides of the tiers' thresholds (a tier prices every token of a
         # call whose input is past its start)
         st.integers(0, 300_000) | st.sampled_from([0, 1, 128_000, 128_001, 200_000, 200_001]),

@@ -5,8 +5,7 @@ Prices are never kept here: a model the table does not know is unpriced (its tok
 ``input`` as every token read, cache included: the one meaning of tokens here. A price that is
 the same per token at any size is read from the table once per model and day, as the table's
 price of a million tokens of each kind; a tiered one (a higher price for every token of a call
-whose input is past some size) is read so once per band of input sizes; a call priced by more
-than its tokens is priced by the table, call by call.
+whose input is past some size) is read so once per band of input sizes (see ``_unit_prices``).
 """
 
 from __future__ import annotations
@@ -59,7 +58,6 @@ def price(calls: Iterable[Call]) -> Priced | None:
     """The cost of the calls; None when the price table is not installed."""
     if source() is None:
         return None
-    from genai_prices import Usage
 
     found = Priced()
     for slot, model, read, written, cache_written, cache_read in calls:
@@ -70,17 +68,17 @@ def price(calls: Iterable[Call]) -> Priced | None:
             found.unpriced[key] = found.unpriced.get(key, 0) + read + written
             continue
         assert model is not None
-        bands = _thresholds(model, day)
-        if bands is not None:  # per token, at the rate of the call's input band
-            fresh, out, reads, writes = _unit_prices(model, day, bisect_left(bands, read))
-            usd = (
-                (read - cache_read - cache_written) * fresh
-                + written * out
-                + cache_read * reads
-                + cache_written * writes
-            )
-        else:  # priced by something else than tokens as well: the table prices the call
-            usd = float(_usd(table, Usage, (read, written, cache_written, cache_read)))
+        # the call's price, at the rates of its input band
+        base, fresh, out, reads, writes = _unit_prices(
+            model, day, bisect_left(_thresholds(model, day), read)
+        )
+        usd = (
+            base
+            + (read - cache_read - cache_written) * fresh
+            + written * out
+            + cache_read * reads
+            + cache_written * writes
+        )
         found.cost[slot, model] = found.cost.get((slot, model), 0.0) + usd
     return found
 
@@ -97,47 +95,50 @@ def _usd(table: ModelPrice, usage: Any, counts: tuple[int, int, int, int]) -> De
 
 
 @cache
-def _thresholds(model: str, day: str | None) -> tuple[int, ...] | None:
-    """The input sizes past which the model's price per token changes (none for a linear
-    price), or None when the table prices a call by more than its tokens."""
+def _thresholds(model: str, day: str | None) -> tuple[int, ...]:
+    """The input sizes past which the model's price per token changes (none: one price)."""
     from genai_prices.types import TieredPrices
 
     table = _model_price(model, day)
-    if table is None:
-        return None
-    priced = {key for key, value in vars(table).items() if value is not None}
-    if not priced <= set(_KINDS):
-        return None
+    values = vars(table).values() if table is not None else ()
     starts = {
-        tier.start
-        for kind in _KINDS
-        if isinstance(tiered := getattr(table, kind, None), TieredPrices)
-        for tier in tiered.tiers
+        tier.start for value in values if isinstance(value, TieredPrices) for tier in value.tiers
     }
     return tuple(sorted(starts))
 
 
 @cache
-def _unit_prices(model: str, day: str | None, band: int) -> tuple[float, float, float, float]:
-    """USD per token of fresh input, output, cache read and cache write, for a call whose
-    input is in the ``band``-th range between thresholds: the table's price of a call of that
-    size in each kind, divided by its tokens. A tier's price applies to every token of a call
-    whose input is past its start, so within one band the price is one per token."""
+def _unit_prices(
+    model: str, day: str | None, band: int
+) -> tuple[float, float, float, float, float]:
+    """USD per call, and per token of fresh input, output, cache read and cache write, for a
+    call whose input is in the ``band``-th range between thresholds.
+
+    The table's price of a call is a sum of prices per unit, each a count derived linearly
+    from the call's tokens (a per-request price is a constant) times a rate that depends on
+    the input size alone (a tier's rate applies to every token of a call whose input is past
+    its start). Inside one band it is therefore one affine function of the four counts, read
+    from the table at two input sizes of the band and one more call per kind. The property
+    test in ``tests/test_cost.py`` holds it to the table, call by call.
+    """
     from genai_prices import Usage
 
     table = _model_price(model, day)
-    bands = _thresholds(model, day)
     assert table is not None
-    assert bands is not None
-    # an input size inside the band: just past the threshold below it
-    size = bands[band - 1] + 1 if band else (min(bands[0], _MILLION) if bands else _MILLION)
-    out = _usd(table, Usage, (size, _MILLION, 0, 0)) - _usd(table, Usage, (size, 0, 0, 0))
-    if size == 0:  # a band that only an empty input is in: no input price is ever used
-        return 0.0, float(out / _MILLION), 0.0, 0.0
-    fresh = _usd(table, Usage, (size, 0, 0, 0)) / size
-    reads = _usd(table, Usage, (size, 0, 0, size)) / size
-    writes = _usd(table, Usage, (size, 0, size, 0)) / size
-    return float(fresh), float(out / _MILLION), float(reads), float(writes)
+    bands = _thresholds(model, day)
+    # two input sizes in the band (one, when the band is a single size)
+    low = bands[band - 1] + 1 if band else 0
+    high = bands[band] if band < len(bands) else low + _MILLION
+
+    def usd(read: int, written: int = 0, cache_written: int = 0, cache_read: int = 0) -> Decimal:
+        return _usd(table, Usage, (read, written, cache_written, cache_read))
+
+    fresh = (usd(high) - usd(low)) / (high - low) if high > low else Decimal(0)
+    base = usd(low) - fresh * low
+    out = (usd(high, _MILLION) - usd(high)) / _MILLION
+    reads = (usd(high, 0, 0, high) - base) / high if high else Decimal(0)
+    writes = (usd(high, 0, high, 0) - base) / high if high else Decimal(0)
+    return float(base), float(fresh), float(out), float(reads), float(writes)
 
 
 _MILLION = 1_000_000
