@@ -173,6 +173,7 @@ def _days(folder: Path) -> list[set[str]]:
     found = []
     for name, harness in sessions(str(folder), lambda path, why: None):
         facts = _session_facts((name, harness))
+        assert facts is not None
         assert not isinstance(facts, str), facts
         one = RunStats()
         one.add(facts)
@@ -196,3 +197,25 @@ def test_an_unreadable_file_in_the_folder_is_named_and_the_exit_says_so(tmp_path
     assert result.exit_code == 1
     assert "pipe.jsonl" in result.output
     assert "not a regular file" in result.output
+
+
+def test_a_file_no_harness_wrote_is_no_session_and_is_not_sniffed_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    folder = _copy(tmp_path)
+    (folder / "notes.json").write_text('{"title": "not a session", "items": [1, 2]}\n')
+    sniffed: list[str] = []
+    real = readers.detect
+
+    def counting(path: str) -> Any:
+        sniffed.append(Path(path).name)
+        return real(path)
+
+    monkeypatch.setattr(readers, "detect", counting)
+    first = _stats(str(folder))
+    assert first["runs"] == 19
+    assert first["rejected"] == 0
+    assert "notes.json" in sniffed
+    sniffed.clear()
+    assert _stats(str(folder)) == first
+    assert sniffed == []

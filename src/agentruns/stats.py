@@ -607,12 +607,18 @@ def _number(value: JsonValue) -> str:
 # -- session folders -------------------------------------------------------------------------
 
 
-def _session_facts(item: tuple[str, str]) -> RunFacts | str:
-    """The facts of one session (in a worker process), or why it cannot be read."""
+def _session_facts(item: tuple[str, str | None]) -> RunFacts | str | None:
+    """The facts of one session (in a worker process), why it cannot be read, or None for a
+    file no harness recognizes (``harness`` None: sniffed here, not in the walk)."""
     from agentruns.errors import AgentrunsError
-    from agentruns.transcripts import load
+    from agentruns.transcripts import TranscriptError, detect, load
 
     name, harness = item
+    try:
+        if harness is None:
+            harness = detect(name)
+    except TranscriptError:
+        return None
     try:
         transcript = load(name, harness)
     except (AgentrunsError, OSError, ValueError) as error:
@@ -670,7 +676,7 @@ def _usage(rounds: Sequence[Summary], started: float | None) -> list[tuple[int, 
     return sorted(placed.items())
 
 
-def _failed(item: tuple[str, str], error: BaseException) -> RunFacts | str:
+def _failed(item: tuple[str, str | None], error: BaseException) -> RunFacts | str | None:
     return f"{item[0]}: the worker reading it ended ({type(error).__name__}: {error})"
 
 
@@ -721,7 +727,7 @@ def _add_sessions(
 
     from agentruns._facts_cache import identity
     from agentruns._workers import OrderedMap, jobs_for
-    from agentruns.transcripts import sessions
+    from agentruns.transcripts import candidates
 
     # a day's margin: ``since`` is a day in the report's zone, which may begin up to 14 hours
     # before the UTC day of that date
@@ -753,12 +759,14 @@ def _add_sessions(
             keep(facts)
         return True
 
-    found = sessions(folder, unreadable, passed=passed)
+    found = candidates(folder, unreadable, passed=passed)
     by_file: dict[str, list[RunFacts]] = {}
     spoiled: set[str] = set()  # files not (wholly) read: never cached
     with OrderedMap(_session_facts, found, jobs_for(jobs), on_failure=_failed, chunk=4) as work:
         for (name, _), result in work:
             file = name.partition("#")[0]
+            if result is None:
+                continue  # no session: remembered as a file that holds none
             if isinstance(result, str):
                 unreadable(name, result.removeprefix(f"{name}: "))
                 continue

@@ -68,6 +68,7 @@ __all__ = [
     "ToolCall",
     "Transcript",
     "TranscriptError",
+    "candidates",
     "descriptor",
     "detect",
     "import_run",
@@ -201,7 +202,27 @@ def sessions(
     *,
     passed: Callable[[str, os.stat_result], bool] | None = None,
 ) -> Iterator[tuple[str, HarnessName]]:
-    """Every session under a folder, as (what ``load`` takes, its harness), in path order.
+    """Every session under a folder, as (what ``load`` takes, its harness), in path order:
+    the ``candidates``, each file among them kept when a harness recognizes it."""
+    for name, harness in candidates(folder, unreadable, passed=passed):
+        if harness is not None:
+            yield name, harness
+            continue
+        try:
+            yield name, detect(name)
+        except TranscriptError:
+            continue  # not a session of any harness
+
+
+def candidates(
+    folder: str | Path,
+    unreadable: Callable[[str, str], None] | None = None,
+    *,
+    passed: Callable[[str, os.stat_result], bool] | None = None,
+) -> Iterator[tuple[str, HarnessName | None]]:
+    """What may be a session under a folder, in path order: (what ``load`` takes, its
+    harness), the harness None for a file not sniffed yet (``detect`` says whether it is
+    one; a caller with worker processes has them sniff it).
 
     A Cline task folder and an OpenCode storage tree or database are sessions (one, or one a
     session they hold); any other file is sniffed, and kept when a harness recognizes it. A
@@ -268,10 +289,7 @@ def sessions(
                 for session in found:
                     yield session, "opencode-storage"
                 continue
-            try:
-                yield path, detect(path)
-            except TranscriptError:
-                continue  # not a session of any harness
+            yield path, None
 
 
 _SESSION_SUFFIXES = (".jsonl", ".json", ".ndjson", ".aider.chat.history.md", ".db")
