@@ -175,11 +175,15 @@ def detect(path: str) -> HarnessName:
     votes: Counter[HarnessName] = Counter()
     scratch = Summary("auto", path)
     try:
-        for _, value in islice(events(path, scratch), _SNIFF):
+        for looked, (_, value) in enumerate(islice(events(path, scratch), _SNIFF), start=1):
             for name, looks in _LOOKS:
                 if looks(value):
                     votes[name] += 1
                     break
+            leading = votes.most_common(2)
+            lead = leading[0][1] - (leading[1][1] if len(leading) > 1 else 0) if leading else 0
+            if lead > _SNIFF - looked:
+                break  # the events left cannot change the answer
     except InputError as error:
         raise TranscriptError(str(error)) from None
     except OSError as error:
