@@ -38,6 +38,7 @@ from agentruns.conversion import Format, is_carry
 from agentruns.crosswalk import Crosswalk, Writing, kept, required
 from agentruns.derivations import Derivation
 from agentruns.models import AtifAgent, AtifFinalMetrics, AtifStep, AtifTrajectory
+from agentruns_generated import _ecma
 from agentruns_generated._json import JsonDateTime
 
 __all__ = [
@@ -402,7 +403,7 @@ def _order(doc: dict[str, JsonValue]) -> dict[str, JsonValue]:
 def _valid_turn(doc: dict[str, JsonValue], step_id: int) -> AtifStep:
     """The turn as a model; fields kept from elsewhere that ATIF refuses are left out (the
     conversion then reports them)."""
-    attempt = {"step_id": step_id, **doc}
+    attempt = {**doc, "step_id": step_id}
     for _ in range(len(attempt) + 1):
         try:
             return AtifStep.model_validate(attempt)
@@ -466,9 +467,21 @@ def _write_steps(steps: tuple[RunStep, ...] | MISSING, writing: Writing[Run]) ->
         for sub, sub_id in zip(subagents, _subagent_ids(subagents), strict=True):
             if isinstance(sub.parent_call_id, str) and sub_id not in referenced:
                 refs[sub.parent_call_id] = sub_id
-    return [
-        _valid_turn(_compose(turn, refs), number) for number, turn in enumerate(_turns(steps), 1)
+    docs = [
+        {"step_id": number, **_compose(turn, refs)} for number, turn in enumerate(_turns(steps), 1)
     ]
+    budget = _ecma.open_budget()  # one pattern budget for the turns, as for a record
+    try:  # every turn at once: one call into pydantic-core
+        return _turns_adapter().validate_python(docs)
+    except ValidationError:  # a field kept from elsewhere that ATIF refuses: turn by turn
+        return [_valid_turn(doc, number) for number, doc in enumerate(docs, 1)]
+    finally:
+        _ecma.close_budget(budget)
+
+
+@cache
+def _turns_adapter() -> TypeAdapter[list[AtifStep]]:
+    return TypeAdapter(list[AtifStep])
 
 
 def _refs(value: JsonValue | None) -> list[dict[str, JsonValue]]:
