@@ -226,6 +226,9 @@ def _render_entry(
 
 
 def _package_init(entries: list[SchemaEntry]) -> str:
+    """The package's table of formats. Nothing in it imports a format's models: a service
+    that reads one format pays for that one (a root model is imported when first named)."""
+    ordered = sorted(entries, key=lambda e: e.name)
     lines = [
         '"""Models generated from the schemas in schemas/ -- do not edit by hand.',
         "",
@@ -233,13 +236,15 @@ def _package_init(entries: list[SchemaEntry]) -> str:
         "Regenerate with: python -m codegen generate",
         '"""',
         "",
+        "from importlib import import_module",
+        "from typing import TYPE_CHECKING, NamedTuple",
+        "",
+        "from pydantic import BaseModel",
+        "",
+        "if TYPE_CHECKING:",
     ]
-    lines.append("from typing import NamedTuple")
-    lines.append("")
-    lines.append("from pydantic import BaseModel")
-    lines.append("")
-    for entry in sorted(entries, key=lambda e: e.name):
-        lines.append(f"from {PACKAGE}.{entry.name} import {entry.class_name}")
+    for entry in ordered:
+        lines.append(f"    from {PACKAGE}.{entry.name} import {entry.class_name}")
     lines += [
         "",
         "",
@@ -249,27 +254,48 @@ def _package_init(entries: list[SchemaEntry]) -> str:
         "    name: str",
         "    version: str",
         '    """The upstream commit of its schema."""',
-        "    model: type[BaseModel]",
-        '    """The root model."""',
+        "    module: str",
+        '    """The module of its models (imported when its model is first asked for)."""',
+        "    class_name: str",
+        '    """The root model\'s name."""',
         "    source: str",
         '    """The vendored schema, in this package (as published upstream)."""',
         "    enforced: str",
         '    """The JSON Schema the models enforce, in this package (a JSON Structure schema',
         '    is translated)."""',
         "",
+        "    @property",
+        "    def model(self) -> type[BaseModel]:",
+        '        """The root model."""',
+        "        found: type[BaseModel] = getattr(import_module(self.module), self.class_name)",
+        "        return found",
+        "",
         "",
         "FORMATS: dict[str, GeneratedFormat] = {",
     ]
-    for entry in sorted(entries, key=lambda e: e.name):
+    for entry in ordered:
         source = f"schemas/{entry.file}"
         enforced = f"{entry.name}.schema.json" if entry.is_structure else source
         lines.append(
             f"    {entry.name!r}: GeneratedFormat({entry.name!r}, {entry.commit!r}, "
-            f"{entry.class_name}, {source!r}, {enforced!r}),"
+            f"{f'{PACKAGE}.{entry.name}'!r}, {entry.class_name!r}, {source!r}, {enforced!r}),"
         )
     lines += [
         "}",
         '"""Every generated format by name: the one table the package reads its formats from."""',
+        "",
+        "_ROOTS = {"
+        + ", ".join(f"{entry.class_name!r}: {entry.name!r}" for entry in ordered)
+        + "}",
+        "",
+        "",
+        "def __getattr__(name: str) -> object:",
+        '    """A root model, imported with its format\'s module when first named."""',
+        "    fmt = _ROOTS.get(name)",
+        "    if fmt is None:",
+        '        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")',
+        "    return FORMATS[fmt].model",
+        "",
         "",
     ]
     names = sorted([*(e.class_name for e in entries), "FORMATS", "GeneratedFormat"])
@@ -348,15 +374,42 @@ def _models_module(entries: list[SchemaEntry], rendered: Rendered) -> str:
         '"""Every class and type alias of the generated model modules -- do not edit by hand.',
         "",
         "``agentruns.models`` re-exports this module: a name a schema adds is exported by",
-        "``python -m codegen generate`` alone. Regenerate with: python -m codegen generate",
+        "``python -m codegen generate`` alone. A name is imported with its format's module when",
+        "it is first used, so importing this module imports no format's models.",
+        "Regenerate with: python -m codegen generate",
         '"""',
         "",
+        "from importlib import import_module",
+        "from typing import TYPE_CHECKING",
+        "",
+        "if TYPE_CHECKING:",
     ]
     for module, names in by_module.items():
-        lines.append(f"from {PACKAGE}.{module} import (")
-        lines += [f"    {name}," for name in sorted(names)]
-        lines.append(")")
-    lines.append("")
+        lines.append(f"    from {PACKAGE}.{module} import (")
+        lines += [f"        {name}," for name in sorted(names)]
+        lines.append("    )")
+    lines += ["", "_MODULES = {"]
+    lines += [f"    {name!r}: {owner[name]!r}," for name in sorted(owner)]
+    lines += [
+        "}",
+        '"""The format module of each name."""',
+        "",
+        "",
+        "def __getattr__(name: str) -> object:",
+        '    """A generated name, imported with its format\'s module when first used."""',
+        "    module = _MODULES.get(name)",
+        "    if module is None:",
+        '        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")',
+        f'    value = getattr(import_module(f"{PACKAGE}.{{module}}"), name)',
+        "    globals()[name] = value",
+        "    return value",
+        "",
+        "",
+        "def __dir__() -> list[str]:",
+        "    return sorted({*globals(), *__all__})",
+        "",
+        "",
+    ]
     listed = sorted(owner)
     lines.append("__all__ = [" + ", ".join(f'"{name}"' for name in listed) + "]")
     return tidy("\n".join(lines) + "\n")

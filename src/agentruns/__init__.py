@@ -9,7 +9,8 @@ with an exact account of what each conversion could not carry. Nested models liv
 
 from __future__ import annotations
 
-from agentruns import formats as _formats  # registers the built-in formats
+from typing import TYPE_CHECKING
+
 from agentruns.canonical import Run, RunStep, Status
 from agentruns.conversion import (
     Conversion,
@@ -24,12 +25,33 @@ from agentruns.conversion import (
     to_canonical,
 )
 from agentruns.errors import AgentrunsError, LossError
-from agentruns.models import AgentRun, AtifTrajectory, CortexRunJournal, PortableRunRecord
 
-del _formats
+if TYPE_CHECKING:
+    from typing import TypeAlias
 
-RunRecord = PortableRunRecord | CortexRunJournal | AgentRun | AtifTrajectory
-"""Any of the built-in formats' root models."""
+    from agentruns.models import AgentRun, AtifTrajectory, CortexRunJournal, PortableRunRecord
+
+    RunRecord: TypeAlias = PortableRunRecord | CortexRunJournal | AgentRun | AtifTrajectory
+    """Any of the built-in formats' root models."""
+
+_ROOTS = frozenset({"AgentRun", "AtifTrajectory", "CortexRunJournal", "PortableRunRecord"})
+
+
+def __getattr__(name: str) -> object:
+    """A root model (imported with its format's models when first named), or ``RunRecord``:
+    ``import agentruns`` imports no format's models, so a service pays for the formats it
+    uses."""
+    from importlib import import_module
+
+    if name not in _ROOTS and name != "RunRecord":
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    models = import_module("agentruns.models")
+    if name in _ROOTS:
+        return getattr(models, name)
+    return (
+        models.PortableRunRecord | models.CortexRunJournal | models.AgentRun | models.AtifTrajectory
+    )
+
 
 __all__ = [
     "AgentRun",

@@ -10,7 +10,7 @@ is either *carried* (kept verbatim in a free-form place of the target, when it h
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, replace
 from functools import cache
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, Literal, TypeVar, overload
@@ -40,6 +40,7 @@ __all__ = [
     "models_by_name",
     "register",
     "registered_formats",
+    "registrations",
     "resolve",
     "to_canonical",
     "unread_fields",
@@ -210,29 +211,72 @@ _REGISTRY: dict[type[BaseModel], Format[Any]] = {}
 
 _BY_NAME: dict[str, type[BaseModel]] = {}
 
+_REGISTRATIONS = [0]
+"""How many times ``register`` was called (a cache of what the registry holds compares it)."""
+
+_BUILT_IN: list[bool] = []
+"""Whether the built-in formats were registered (on first use of the registry, so that
+``import agentruns`` imports no format's models)."""
+
+
+def _with_built_in() -> None:
+    if not _BUILT_IN:
+        _BUILT_IN.append(True)
+        import agentruns.formats  # noqa: F401  (registers the built-in formats)
+
 
 def register(fmt: Format[M]) -> Format[M]:
     """Make a format available to ``convert`` (in both directions, with every other format),
-    and by its name to ``detect`` and the command line."""
+    and by its name to ``detect`` and the command line. A name registered again is the
+    format registered last (a plugin may replace a built-in format)."""
+    _with_built_in()
     _REGISTRY[fmt.model] = fmt
     _BY_NAME[fmt.name] = fmt.model
+    _REGISTRATIONS[0] += 1
     return fmt
+
+
+def registrations() -> int:
+    """How many registrations the registry has seen: a cache of what it holds (the shapes
+    ``detect`` compares, say) is stale when this changes."""
+    _with_built_in()
+    return _REGISTRATIONS[0]
 
 
 def registered_formats() -> list[Format[Any]]:
     """Every registered format, by name (the one a name was last registered for)."""
+    _with_built_in()
     return [_REGISTRY[_BY_NAME[name]] for name in sorted(_BY_NAME)]
+
+
+class _Registered(Mapping[str, "type[BaseModel]"]):
+    """The registry's root models by name, read-only and live (the built-in formats are
+    registered when it is first read)."""
+
+    def __getitem__(self, name: str) -> type[BaseModel]:
+        _with_built_in()
+        return _BY_NAME[name]
+
+    def __iter__(self) -> Iterator[str]:
+        _with_built_in()
+        return iter(dict(_BY_NAME))
+
+    def __len__(self) -> int:
+        _with_built_in()
+        return len(_BY_NAME)
+
+    def __repr__(self) -> str:
+        return f"models_by_name({dict(self)!r})"
 
 
 def models_by_name() -> Mapping[str, type[BaseModel]]:
     """The root model of every registered format, by format name (a live, read-only view)."""
-    from types import MappingProxyType
-
-    return MappingProxyType(_BY_NAME)
+    return _Registered()
 
 
 def format_for(model: type[M]) -> Format[M]:
     """The registered format whose root model is ``model``; ``FormatError`` if none is."""
+    _with_built_in()
     try:
         return _REGISTRY[model]
     except (KeyError, TypeError):
@@ -246,6 +290,7 @@ def format_for(model: type[M]) -> Format[M]:
 def format_named(name: str) -> Format[Any]:
     """The registered format called ``name``; ``FormatError`` (naming the known ones) if none
     is. ``auto`` is no format: detection is the caller's to do."""
+    _with_built_in()
     model = _BY_NAME.get(name) if isinstance(name, str) else None
     if model is None:
         known = ", ".join(sorted(_BY_NAME))

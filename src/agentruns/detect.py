@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from pydantic import BaseModel, JsonValue, ValidationError
 
-from agentruns.conversion import models_by_name
+from agentruns.conversion import models_by_name, registrations
 
 __all__ = [
     "MODELS",
@@ -40,15 +40,16 @@ class _Shapes:
     registered (adapters may register after this module is imported)."""
 
     def __init__(self) -> None:
-        self.size = -1
+        self.seen = -1
         self.required: dict[str, frozenset[str]] = {}
         self.declared: dict[str, frozenset[str]] = {}
 
     def current(self) -> _Shapes:
-        if self.size != len(MODELS):
+        now = registrations()
+        if self.seen != now:  # a format registered since (a name registered again, too)
             self.required = {name: _wire(m, True) for name, m in MODELS.items()}
             self.declared = {name: _wire(m, False) for name, m in MODELS.items()}
-            self.size = len(MODELS)
+            self.seen = now
         return self
 
 

@@ -1,0 +1,109 @@
+"""The registry of formats: the built-in formats are registered when it is first used (so
+``import agentruns`` imports no format's models), and what it holds is never answered from a
+stale cache. Each case runs in a fresh interpreter: what is imported, and what is registered,
+is process-wide."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+
+
+def _run(code: str) -> str:
+    done = subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(code)],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    return done.stdout.strip()
+
+
+def test_importing_agentruns_imports_no_format_s_models() -> None:
+    shown = _run(
+        """
+        import sys
+        import agentruns
+        print(sorted(m for m in sys.modules if m.startswith("agentruns_generated.")))
+        """
+    )
+    assert shown == "['agentruns_generated._ecma', 'agentruns_generated._json']"
+
+
+def test_naming_a_root_model_imports_that_format_s_models_alone() -> None:
+    shown = _run(
+        """
+        import sys
+        from agentruns import CortexRunJournal
+        formats = {"agentrun", "atif", "cortex", "portable"}
+        print(sorted(m.split(".")[1] for m in sys.modules
+                     if m.startswith("agentruns_generated.") and m.split(".")[1] in formats))
+        print(CortexRunJournal.__name__)
+        """
+    )
+    assert shown.splitlines() == ["['cortex']", "CortexRunJournal"]
+
+
+def test_the_registry_holds_the_built_in_formats_when_first_read() -> None:
+    shown = _run(
+        """
+        from agentruns.conversion import models_by_name, format_named
+        print(sorted(models_by_name()))
+        print(format_named("atif").model.__name__)
+        """
+    )
+    assert shown.splitlines() == ["['agentrun', 'atif', 'cortex', 'portable']", "AtifTrajectory"]
+
+
+def test_a_name_registered_again_is_detected_as_the_format_registered_last() -> None:
+    shown = _run(
+        """
+        from pydantic import BaseModel
+        from agentruns import Format, register
+        from agentruns.detect import detect
+
+        class First(BaseModel):
+            probe_first: str
+
+        class Second(BaseModel):
+            probe_second: str
+
+        class One(Format[First]):
+            name = "probe"
+            model = First
+
+        class Two(Format[Second]):
+            name = "probe"
+            model = Second
+
+        register(One())
+        print(detect({"probe_first": "x"}).format)
+        register(Two())  # the same name, the same number of names: a new model
+        print(detect({"probe_second": "x"}).format)
+        print(detect({"probe_first": "x"}).format)
+        """
+    )
+    assert shown.splitlines() == ["probe", "probe", "None"]
+
+
+def test_a_plugin_registered_before_the_built_in_formats_keeps_its_name() -> None:
+    shown = _run(
+        """
+        from pydantic import BaseModel
+        from agentruns.conversion import Format, register, format_named
+
+        class Mine(BaseModel):
+            mine: str
+
+        class MyAtif(Format[Mine]):
+            name = "atif"
+            model = Mine
+
+        register(MyAtif())  # before anything read the registry
+        print(format_named("atif").model.__name__)
+        """
+    )
+    assert shown == "Mine"
