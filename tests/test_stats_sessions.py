@@ -219,3 +219,19 @@ def test_a_file_no_harness_wrote_is_no_session_and_is_not_sniffed_again(
     sniffed.clear()
     assert _stats(str(folder)) == first
     assert sniffed == []
+
+
+def test_session_files_named_one_by_one_give_what_their_folder_gives(tmp_path: Path) -> None:
+    folder = _copy(tmp_path) / "claude-session"
+    files = sorted(str(path) for path in folder.glob("*.jsonl"))
+    assert len(files) > 1
+    assert _stats("--no-cache", *files) == _stats("--no-cache", str(folder))
+
+
+def test_a_session_file_beside_run_records_is_read_as_a_session(tmp_path: Path) -> None:
+    session = sorted((_copy(tmp_path) / "claude-session").glob("*.jsonl"))[0]
+    record = Path(__file__).parent / "fixtures" / "agentrun.min.json"
+    shown = _stats("--no-cache", str(record), str(session))
+    assert shown["runs"] == 2
+    assert shown["rejected"] == 0
+    assert set(shown["by_format_and_status"]) == {"agentrun", "claude-code-session"}

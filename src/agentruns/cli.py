@@ -239,7 +239,7 @@ def _unreadable(message: str) -> None:
 
 
 def _unreadable_note(tally: Tally) -> str:
-    return f"; {len(tally.unreadable)} inputs unreadable" if tally.unreadable else ""
+    return f"; {_count(len(tally.unreadable), 'input')} unreadable" if tally.unreadable else ""
 
 
 class _PipeClosed(BaseException):
@@ -978,9 +978,10 @@ def stats_command(
     """Runs by format and status, duration and token percentiles, the most used and most
     failing tools, runs per agent; read as a stream, in bounded memory.
 
-    FILE is a file of run records, or a folder of the session files agents keep (Claude Code's
-    ~/.claude/projects, Codex's ~/.codex/sessions, ...): each session is a run, read in worker
-    processes, and remembered so that a second look at an unchanged folder reads nothing.
+    FILE is a file of run records, a session file an agent keeps, or a folder of them (Claude
+    Code's ~/.claude/projects, Codex's ~/.codex/sessions, ...): each session is a run, read in
+    worker processes, and remembered so that a second look at an unchanged folder reads
+    nothing.
     With no FILE, or FILE -, standard input is read.
     """
     from agentruns.stats import RunStats, add_sessions, facts_from, render, stats_document
@@ -1002,7 +1003,8 @@ def stats_command(
 
     inputs = files or ("-",)
     folders = [name for name in inputs if name != "-" and os.path.isdir(name)]
-    records = [name for name in inputs if name not in folders]
+    records, session_files = _split_sessions(tuple(n for n in inputs if n not in folders))
+    folders += [name for name, _ in session_files]  # a session file: a folder of one session
     tally = Tally()
     if records or not folders:
         tally = drive(

@@ -690,7 +690,8 @@ def add_sessions(
     until: str | None = None,
     problem: Callable[[str, str], None] | None = None,
 ) -> None:
-    """Add every session under ``folder`` (the files the agents keep) to ``stats``.
+    """Add every session under ``folder`` (the files the agents keep), or the session file
+    ``folder`` is, to ``stats``.
 
     Sessions are read in ``jobs`` worker processes (one per available CPU by default). With
     ``cache``, a file whose identity has not changed since it was last read is not opened: its

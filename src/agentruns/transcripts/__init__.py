@@ -224,9 +224,9 @@ def candidates(
     *,
     passed: Callable[[str, os.stat_result], bool] | None = None,
 ) -> Iterator[tuple[str, HarnessName | None]]:
-    """What may be a session under a folder, in path order: (what ``load`` takes, its
-    harness), the harness None for a file not sniffed yet (``detect`` says whether it is
-    one; a caller with worker processes has them sniff it).
+    """What may be a session under a folder (or ``folder`` itself, a file), in path order:
+    (what ``load`` takes, its harness), the harness None for a file not sniffed yet
+    (``detect`` says whether it is one; a caller with worker processes has them sniff it).
 
     A Cline task folder and an OpenCode storage tree or database are sessions (one, or one a
     session they hold); any other file is sniffed, and kept when a harness recognizes it. A
@@ -240,12 +240,14 @@ def candidates(
     asks. ``passed`` sees each regular file before it is opened: when it says so, the file is
     left alone (a cache that already holds what the file says, a file older than a range).
     """
-    import stat
 
     def skip(path: str, reason: str) -> None:
         if unreadable is not None:
             unreadable(path, reason)
 
+    if not os.path.isdir(folder):  # one file: a session itself (or not: ``detect`` says)
+        yield from _candidate(str(folder), skip, passed)
+        return
     for top, dirs, files in os.walk(folder, onerror=None):
         dirs.sort()
         here = Path(top)
@@ -267,33 +269,43 @@ def candidates(
                 here / name
             ):
                 continue  # a Claude Code 2.0.x subagent: read with its session
-            path = str(here / name)
-            try:
-                status = os.stat(path)
-                if stat.S_ISREG(status.st_mode):
-                    if passed is not None and passed(path, status):
-                        continue
-                    with open(path, "rb"):
-                        pass
-            except OSError as error:
-                skip(path, error.strerror or str(error))
-                continue
-            if not stat.S_ISREG(status.st_mode):
-                skip(path, "not a regular file (a FIFO, a device or a socket): not read")
-                continue
-            if name.endswith(".db"):
-                try:
-                    if _opencode_storage.is_database(path):
-                        found = _opencode_storage.sessions(path)
-                    else:
-                        continue
-                except (OSError, InputError) as error:
-                    skip(path, str(error).removeprefix(f"{path}: "))
-                    continue
-                for session in found:
-                    yield session, "opencode-storage"
-                continue
-            yield path, None
+            yield from _candidate(str(here / name), skip, passed)
+
+
+def _candidate(
+    path: str,
+    skip: Callable[[str, str], None],
+    passed: Callable[[str, os.stat_result], bool] | None,
+) -> Iterator[tuple[str, HarnessName | None]]:
+    """A file of a walk: nothing when it is passed or cannot be read (said to ``skip``),
+    the sessions of an OpenCode database, else the file itself, to be sniffed."""
+    import stat
+
+    try:
+        status = os.stat(path)
+        if stat.S_ISREG(status.st_mode):
+            if passed is not None and passed(path, status):
+                return
+            with open(path, "rb"):
+                pass
+    except OSError as error:
+        skip(path, error.strerror or str(error))
+        return
+    if not stat.S_ISREG(status.st_mode):
+        skip(path, "not a regular file (a FIFO, a device or a socket): not read")
+        return
+    if path.endswith(".db"):
+        try:
+            if not _opencode_storage.is_database(path):
+                return
+            found = _opencode_storage.sessions(path)
+        except (OSError, InputError) as error:
+            skip(path, str(error).removeprefix(f"{path}: "))
+            return
+        for session in found:
+            yield session, "opencode-storage"
+        return
+    yield path, None
 
 
 _SESSION_SUFFIXES = (".jsonl", ".json", ".ndjson", ".aider.chat.history.md", ".db")
