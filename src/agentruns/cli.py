@@ -54,6 +54,7 @@ from agentruns_generated._json import JsonValue
 
 if TYPE_CHECKING:
     from agentruns.otlp import TracesFile
+    from agentruns.tables import ParquetExport
 
 __all__ = [
     "EXIT_INVALID",
@@ -1095,7 +1096,8 @@ def export_command(
     jobs: int | None,
 ) -> None:
     """Write runs.parquet (one row per run) and steps.parquet (one row per step, keyed by
-    run_id and index) from records of any format, in row groups (constant memory); or, with
+    run_id and index) from records of any format, or from the session files agents keep (a
+    file or a folder of them: each session a run), in row groups (constant memory); or, with
     --to otlp, every run as an OpenTelemetry trace (an invoke_agent span, execute_tool and
     chat children, ids derived from the run so a re-export is the same)."""
     if to == "otlp":
@@ -1118,11 +1120,16 @@ def export_command(
     report = Reporter("text", max_errors, err=True)
     tally = Tally()
     layout: Layout | None = "jsonl" if jsonl else None
+    _, session_files = _split_sessions(tuple(n for n in inputs if not os.path.isdir(n)))
+    sessions = {name for name, _ in session_files}
     with _outputs(inputs, {"-o": folder, "--rejects": rejects}) as outputs:
         _refuse_folder(folder)
         export = outputs.hold("-o", ParquetExport(folder))
         reject_out = _opened(outputs, "--rejects")
         for path in inputs:
+            if path in sessions or (path != "-" and os.path.isdir(path)):
+                _export_sessions(path, export, tally, report, jobs)
+                continue
             try:
                 raws = read_raw(path, layout, max_record_size)
                 for block, part in export_blocks(raws, fmt=fmt, jobs=jobs):
@@ -1146,6 +1153,25 @@ def export_command(
         + report.summary("--rejects FILE keeps every one; --max-errors 0 prints all")
     )
     sys.exit(EXIT_INVALID if tally.rejected or tally.unreadable else EXIT_OK)
+
+
+def _export_sessions(
+    source: str, export: ParquetExport, tally: Tally, report: Reporter, jobs: int | None
+) -> None:
+    """The sessions of a folder (or the session file ``source`` is), each a run, into the
+    tables; a file that cannot be read is named and counted as an unreadable input."""
+    from agentruns.tables import export_session_blocks
+    from agentruns.transcripts import candidates
+
+    def unreadable(path: str, reason: str) -> None:
+        tally.unreadable.append(f"{path}: {reason}")
+        _unreadable(f"{path}: unreadable: {reason}")
+
+    for _, part in export_session_blocks(candidates(source, unreadable), jobs=jobs):
+        tally.merge(part.tally)
+        for name, line, pointer, message in part.problems:
+            report.say("rejected", name, line, f"{name}: {message}", pointer=pointer)
+        export.write(part)
 
 
 def _export_otlp(

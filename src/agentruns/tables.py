@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from pydantic import MISSING
 
@@ -49,6 +49,8 @@ __all__ = [
     "export_blocks",
     "export_lines",
     "export_raws",
+    "export_session_blocks",
+    "export_sessions",
     "require_pyarrow",
     "runs_schema",
     "steps_schema",
@@ -57,6 +59,8 @@ __all__ = [
 
 if TYPE_CHECKING:
     import pyarrow as pa
+
+T = TypeVar("T")
 
 MISSING_PYARROW = "Parquet export needs pyarrow: pip install 'agentruns[parquet]'"
 
@@ -327,10 +331,19 @@ def export_raws(raws: Iterable[Raw], *, fmt: str = "auto") -> Exported:
     """``export_lines`` for documents already read (``agentruns.io.read_raw``)."""
     known_format(fmt)
     require_pyarrow()
-    import pyarrow as pa
-
     columns = _Columns()
     lines = collect(_Work(fmt, columns), raws)
+    return _exported(columns, lines.rejects, lines.problems, lines.tally)
+
+
+def _exported(
+    columns: _Columns,
+    rejects: list[bytes],
+    problems: list[tuple[str, int, str, str]],
+    tally: Tally,
+) -> Exported:
+    import pyarrow as pa
+
     runs_fields = runs_schema()
     runs = pa.record_batch(
         [pa.array(columns.runs.get(f.name, []), type=f.type) for f in runs_fields],
@@ -343,7 +356,68 @@ def export_raws(raws: Iterable[Raw], *, fmt: str = "auto") -> Exported:
         step_arrays,
         schema=pa.schema([pa.field("run_row", pa.int32(), nullable=False), *list(step_fields)[1:]]),
     )
-    return Exported(runs, steps, lines.rejects, lines.problems, lines.tally)
+    return Exported(runs, steps, rejects, problems, tally)
+
+
+def export_sessions(items: Iterable[tuple[str, str | None]]) -> Exported:
+    """The run and step rows of sessions: (what ``agentruns.transcripts.load`` takes, its
+    harness, or None for a file to sniff, left out when no harness wrote it), each a run
+    whose format is its harness; one that cannot be read is rejected with the reason."""
+    require_pyarrow()
+    from agentruns.errors import AgentrunsError
+    from agentruns.transcripts import TranscriptError, detect, load
+
+    columns = _Columns()
+    problems: list[tuple[str, int, str, str]] = []
+    tally = Tally()
+    for name, harness in items:
+        try:
+            found = harness if harness is not None else detect(name)
+        except TranscriptError:
+            continue  # no session
+        tally.records += 1
+        try:
+            add_run(columns, load(name, found).run, found, name, 0)
+        except Unfit as error:
+            problems += [(name, 0, pointer, message) for pointer, message in error.problems]
+        except (AgentrunsError, OSError, ValueError) as error:
+            problems.append((name, 0, "", str(error).removeprefix(f"{name}: ")))
+        else:
+            tally.accepted += 1
+            tally.by_format[found] = tally.by_format.get(found, 0) + 1
+            continue
+        tally.rejected += 1
+    return _exported(columns, [], problems, tally)
+
+
+SESSIONS_BLOCK = 16
+"""Sessions per block of an export (a session is a run of hundreds of steps)."""
+
+
+def export_session_blocks(
+    items: Iterable[tuple[str, str | None]], *, jobs: int | None = 1
+) -> Iterator[tuple[list[tuple[str, str | None]], Exported]]:
+    """``(block, its rows)`` for consecutive blocks of sessions (see ``export_sessions``),
+    in order, read in ``jobs`` processes (``None``: one per available CPU)."""
+    from agentruns._workers import OrderedMap, jobs_for
+
+    with OrderedMap(
+        export_sessions,
+        _blocks(items, SESSIONS_BLOCK),
+        jobs_for(jobs),
+        on_failure=_failed_sessions,
+        chunk=1,
+    ) as blocks:
+        yield from blocks
+
+
+def _failed_sessions(block: list[tuple[str, str | None]], error: BaseException) -> Exported:
+    """A block whose worker died: each of its sessions rejected with the reason, no rows."""
+    empty = export_sessions([])
+    why = f"the worker reading it ended ({type(error).__name__}: {error})"
+    problems = [(name, 0, "", why) for name, _ in block]
+    tally = Tally(records=len(block), rejected=len(block))
+    return Exported(empty.runs, empty.steps, [], problems, tally)
 
 
 BLOCK = 2_000
@@ -370,8 +444,8 @@ def export_blocks(
         yield from blocks
 
 
-def _blocks(raws: Iterable[Raw], size: int) -> Iterator[list[Raw]]:
-    block: list[Raw] = []
+def _blocks(raws: Iterable[T], size: int) -> Iterator[list[T]]:
+    block: list[T] = []
     for raw in raws:
         block.append(raw)
         if len(block) == size:
