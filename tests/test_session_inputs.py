@@ -100,3 +100,38 @@ def test_an_older_claude_export_without_entry_types_reads_as_the_same_session(
     assert exported.input_tokens == original.input_tokens
     assert exported.output_tokens == original.output_tokens
     assert exported.steps == original.steps
+
+
+def test_show_on_a_session_folder_shows_each_session() -> None:
+    folder = LOGS / "claude-session"
+    code, out, _ = _run("show", str(folder))
+    assert code == 0, out
+    assert out.count("timeline") == len(list(folder.glob("*.jsonl")))
+
+
+def test_show_run_picks_one_run_by_its_position_or_its_id() -> None:
+    folder = LOGS / "claude-session"
+    code, by_id, _ = _run("show", "--run", "55604662-cf2a-4331-851a-ec234028f8ca", str(folder))
+    assert code == 0
+    assert by_id.count("timeline") == 1
+    assert "55604662-cf2a-4331-851a-ec234028f8ca" in by_id
+    position = 1 + sorted(p.name for p in folder.glob("*.jsonl")).index("spotter-short.jsonl")
+    code, by_position, _ = _run("show", "--run", str(position), str(folder))
+    assert code == 0
+    assert by_position == by_id
+
+
+def test_show_run_that_is_not_there_says_so_and_exits_1() -> None:
+    code, out, err = _run("show", "--run", "no-such-run", str(FIXTURES / "cortex.min.json"))
+    assert code == 1
+    assert out == ""
+    assert "no run no-such-run" in err
+
+
+def test_show_fits_a_run_in_80_columns() -> None:
+    inputs = [*sorted(FIXTURES.glob("*.min.json")), LOGS / "claude-session"]
+    for path in inputs:
+        code, out, _ = _run("show", str(path))
+        assert code == 0, path
+        too_wide = [line for line in out.splitlines() if len(line) > 80]
+        assert too_wide == [], path

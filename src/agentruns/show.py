@@ -10,6 +10,7 @@ import json
 from datetime import datetime
 
 from pydantic import MISSING, BaseModel, JsonValue
+from rich import box
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
@@ -89,10 +90,14 @@ def _tokens(run: Run) -> object:
     return MISSING
 
 
-def timeline(steps: tuple[RunStep, ...]) -> Table:
-    table = Table(title="timeline", title_justify="left")
-    for column in ("#", "at", "kind", "name", "detail"):
-        table.add_column(column, overflow="fold")
+def timeline(steps: tuple[RunStep, ...], started: object = None, width: int = 80) -> Table:
+    """One line a step, to fit ``width`` columns: the time of day (the date too when the
+    step is on another day than the run began), the kind, the name (a failed step's status
+    beside it) and its text on one line, cut to what is left of the width."""
+    if not isinstance(started, datetime):
+        started = next((s.started_at for s in steps if isinstance(s.started_at, datetime)), None)
+    day = started.date() if isinstance(started, datetime) else None
+    rows: list[tuple[Text, Text, Text, Text, str]] = []
     for position, step in enumerate(steps):
         detail = (
             step.message
@@ -101,14 +106,51 @@ def timeline(steps: tuple[RunStep, ...]) -> Table:
         )
         if isinstance(step.activity, str) and not detail:
             detail = _brief(step.activity)
-        table.add_row(
-            _text(step.index if step.index is not MISSING else position),
-            _text(step.started_at),
-            _text(step.kind),
-            _text(step.name),
-            Text(printable(detail or "")),
+        name = _text(step.name)
+        if isinstance(step.status, str) and step.status not in _FINE:
+            name.append(f" ({printable(step.status)})", style="bold red")
+        name.truncate(_NAME, overflow="ellipsis")
+        rows.append(
+            (
+                _text(step.index if step.index is not MISSING else position),
+                _moment(step.started_at, day),
+                _text(step.kind),
+                name,
+                printable(" ".join((detail or "").split())),
+            )
         )
+    used = sum(max((len(row[i]) for row in rows), default=1) for i in range(4))
+    left = max(_LEAST, width - used - 16)  # the columns' padding, the table's edges
+    table = Table(title="timeline", title_justify="left", box=box.SIMPLE_HEAD, show_edge=False)
+    for column in ("#", "at", "kind", "name"):
+        table.add_column(column, no_wrap=True, justify="right" if column == "#" else "left")
+    table.add_column("detail", no_wrap=True, overflow="ellipsis")
+    for index, at, kind, name, detail in rows:
+        table.add_row(index, at, kind, name, Text(_cut(detail, left)))
     return table
+
+
+_NAME = 24
+"""The widest a step's name is shown."""
+_LEAST = 20
+"""The narrowest the detail column gets (a narrow terminal wraps the line instead)."""
+
+
+def _cut(text: str, width: int) -> str:
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+_FINE = frozenset({"ok", "success", "succeeded", "completed", "done"})
+"""Step statuses that say nothing went wrong (not marked)."""
+
+
+def _moment(at: object, day: object) -> Text:
+    """A step's time of day, in the offset the record gives it; with its date when it is not
+    the day the run began."""
+    if not isinstance(at, datetime):
+        return Text("-")
+    shown = at.strftime("%H:%M:%S") if at.date() == day else at.strftime("%Y-%m-%d %H:%M:%S")
+    return Text(shown)
 
 
 class _Console(Console):
@@ -128,6 +170,6 @@ def render_run(run: Run, fmt: str, console: Console | None = None) -> None:
     console.print(header(run, fmt))
     steps = run.steps if isinstance(run.steps, tuple) else ()
     if steps:
-        console.print(timeline(steps))
+        console.print(timeline(steps, run.started_at, console.width))
     else:
         console.print("(no steps recorded)")
