@@ -29,6 +29,7 @@ from agentruns._output import Output, Records, writes_lines
 from agentruns._report import OUTPUT_FORMATS, Kind, OutputFormat, Reporter, emit, showing
 from agentruns._serialize import json_chunks
 from agentruns._text import printable
+from agentruns._workers import OrderedMap, jobs_for
 from agentruns.batch import (
     Batch,
     Outcome,
@@ -56,6 +57,7 @@ if TYPE_CHECKING:
     from agentruns.canonical import Run
     from agentruns.otlp import TracesFile
     from agentruns.tables import ParquetExport
+    from agentruns.transcripts._importing import RunImport
 
 __all__ = [
     "EXIT_INVALID",
@@ -170,7 +172,7 @@ class _Progress:
     """The progress display: records done, bytes of input read out of the total (when the
     inputs are plain files, whose size is known), rate and time left; messages above it."""
 
-    def __init__(self, label: str, total: int | None) -> None:
+    def __init__(self, label: str, total: int | None, noun: str = "records") -> None:
         from rich.console import Console
         from rich.progress import (
             BarColumn,
@@ -184,7 +186,7 @@ class _Progress:
 
         self.display = Progress(
             SpinnerColumn(),
-            TextColumn(f"{label} {{task.fields[records]}} records"),
+            TextColumn(f"{label} {{task.fields[records]}} {noun}"),
             BarColumn(),
             DownloadColumn(),
             TransferSpeedColumn(),
@@ -199,19 +201,25 @@ class _Progress:
         showing(self.display.console)
 
     def tick(self, raw: Raw) -> None:
-        self.records += 1
-        self.display.update(self.task, advance=len(raw.raw) + 1, records=self.records)
+        self.add(1, len(raw.raw) + 1)
+
+    def add(self, records: int, size: int) -> None:
+        """``records`` more done, of ``size`` bytes of input."""
+        self.records += records
+        self.display.update(self.task, advance=size, records=self.records)
 
     def stop(self) -> None:
         showing(None)
         self.display.stop()
 
 
-def _progress(quiet: bool, label: str, inputs: Sequence[str] = ()) -> _Progress | None:
+def _progress(
+    quiet: bool, label: str, inputs: Sequence[str] = (), noun: str = "records"
+) -> _Progress | None:
     """A progress display on stderr when it is a terminal, else nothing."""
     if quiet or not sys.stderr.isatty():
         return None
-    return _Progress(label, _input_bytes(inputs))
+    return _Progress(label, _input_bytes(inputs), noun)
 
 
 def _input_bytes(inputs: Sequence[str]) -> int | None:
@@ -643,6 +651,50 @@ class _Unreadable:
     reason: str
 
 
+def _imported(
+    names: list[str] | _Unreadable,
+    *,
+    to: str,
+    harness: str,
+    values: dict[str, JsonValue],
+    conversation: str | None,
+    override: bool,
+) -> tuple[RunImport | _Unreadable, bytes | None]:
+    """One run imported (in a worker process): what became of it, and its record as JSON
+    (None when it made none); the record itself stays in the worker."""
+    if isinstance(names, _Unreadable):
+        return names, None
+    from dataclasses import replace
+
+    from agentruns.transcripts._importing import import_run
+
+    done = import_run(
+        names, to, harness=harness, values=values, conversation=conversation, override=override
+    )
+    if done.record is None:
+        return done, None
+    return replace(done, record=None), b"".join(json_chunks(done.record))
+
+
+def _import_failed(
+    names: list[str] | _Unreadable, error: BaseException
+) -> tuple[RunImport | _Unreadable, bytes | None]:
+    if isinstance(names, _Unreadable):
+        return names, None
+    from agentruns.transcripts._importing import RunImport
+
+    why = f"the worker reading it ended ({type(error).__name__}: {error})"
+    return RunImport(tuple(names), None, why), None
+
+
+def _size_of(names: Sequence[str]) -> int:
+    total = 0
+    for name in names:
+        with contextlib.suppress(OSError):
+            total += os.stat(name.partition("#")[0]).st_size
+    return total
+
+
 def _each_session(inputs: Sequence[str]) -> Iterator[list[str] | _Unreadable]:
     from agentruns import transcripts as readers
 
@@ -819,6 +871,13 @@ def _sidecar(path: str) -> dict[str, JsonValue]:
 @click.option("--losses", help="Write each run's losses, derived values and problems (JSONL).")
 @click.option("--quiet", "-q", is_flag=True, help="Only the summary.")
 @click.option("--max-errors", default=100, type=click.IntRange(min=0), help=_MAX_ERRORS_HELP)
+@click.option(
+    "--jobs",
+    "-j",
+    type=click.IntRange(min=1),
+    help="Worker processes for the runs of a folder (or --each) [default: one per available "
+    "CPU]; 1 = none. Output and messages are the same and in the same order.",
+)
 def import_command(
     transcripts: tuple[str, ...],
     harness: str,
@@ -833,10 +892,10 @@ def import_command(
     quiet: bool,
     max_errors: int,
     override: bool,
+    jobs: int | None,
 ) -> None:
     """Make run records from agent transcripts (Claude Code, Codex, Cline, OpenCode)."""
     from agentruns import transcripts as readers
-    from agentruns.transcripts._importing import import_run
 
     if harness != "auto":
         try:
@@ -865,45 +924,50 @@ def import_command(
         assert out is not None
         reject_out = _opened(outputs, "--rejects")
         loss_out = _opened(outputs, "--losses")
-        for names in runs:
-            if isinstance(names, _Unreadable):
-                failed += 1
-                messages.note(f"{names.path}: unreadable: {names.reason}")
-                continue
-            done = import_run(
-                names,
-                to,
-                harness=harness,
-                values=values,
-                conversation=conversation,
-                override=override,
-            )
-            for key in done.kept:
-                messages.note(
-                    f"{done.where}: the session holds {key}: kept (--override replaces it)"
-                )
-            for note in done.notes:
-                messages.note(note)
-            troubled += bool(done.notes)
-            if done.record is None:
-                # this run only (a missing file, no harness recognized, a refused record):
-                # the others go on
-                failed += 1
-                said = str(done.error)  # a reader's error names its file itself
-                messages.note(
-                    said if said.startswith(f"{done.where}: ") else f"{done.where}: {said}"
-                )
-                for pointer, message in done.problems:
-                    messages.note(f"{done.where}: {pointer or '/'}: {message}")
-                if reject_out is not None:
-                    _write(reject_out, done.rejected, rejects or "")
-                continue
-            made += 1
-            for piece in json_chunks(done.record):  # a record can be tens of MB
-                _write(out, piece, output)
-            _write(out, b"\n", output)
-            if loss_out is not None and done.report is not None:
-                _write(loss_out, done.report, losses or "")
+        work = partial(
+            _imported,
+            to=to,
+            harness=harness,
+            values=values,
+            conversation=conversation,
+            override=override,
+        )
+        with (
+            OrderedMap(work, runs, jobs_for(jobs), on_failure=_import_failed, chunk=4) as made_runs,
+            _shown(_progress(quiet, "imported", (), "runs")) as progress,
+        ):
+            for _, (done, body) in made_runs:
+                if isinstance(done, _Unreadable):
+                    failed += 1
+                    messages.note(f"{done.path}: unreadable: {done.reason}")
+                    continue
+                if progress is not None:
+                    progress.add(1, _size_of(done.names))
+                for key in done.kept:
+                    messages.note(
+                        f"{done.where}: the session holds {key}: kept (--override replaces it)"
+                    )
+                for note in done.notes:
+                    messages.note(note)
+                troubled += bool(done.notes)
+                if body is None:
+                    # this run only (a missing file, no harness recognized, a refused record):
+                    # the others go on
+                    failed += 1
+                    said = str(done.error)  # a reader's error names its file itself
+                    messages.note(
+                        said if said.startswith(f"{done.where}: ") else f"{done.where}: {said}"
+                    )
+                    for pointer, message in done.problems:
+                        messages.note(f"{done.where}: {pointer or '/'}: {message}")
+                    if reject_out is not None:
+                        _write(reject_out, done.rejected, rejects or "")
+                    continue
+                made += 1
+                _write(out, body, output)
+                _write(out, b"\n", output)
+                if loss_out is not None and done.report is not None:
+                    _write(loss_out, done.report, losses or "")
         if isinstance(out, Output) and not made and out.replaces:
             out.abort()  # no run: no file (an empty file is no record)
         _commit_all(outputs)
@@ -1084,6 +1148,7 @@ def _zone(name: str) -> tzinfo | None:
     help="Largest record (a JSONL line or a JSON file) read, in bytes.",
 )
 @click.option("--jobs", "-j", type=click.IntRange(min=1), help=_JOBS_HELP)
+@click.option("--quiet", "-q", is_flag=True, help="No progress, only the summary.")
 def export_command(
     inputs: tuple[str, ...],
     to: str,
@@ -1095,6 +1160,7 @@ def export_command(
     max_errors: int,
     max_record_size: int,
     jobs: int | None,
+    quiet: bool,
 ) -> None:
     """Write runs.parquet (one row per run) and steps.parquet (one row per step, keyed by
     run_id and index) from records of any format, or from the session files agents keep (a
@@ -1127,25 +1193,28 @@ def export_command(
         _refuse_folder(folder)
         export = outputs.hold("-o", ParquetExport(folder))
         reject_out = _opened(outputs, "--rejects")
-        for path in inputs:
-            if path in sessions or (path != "-" and os.path.isdir(path)):
-                _export_sessions(path, export, tally, report, jobs)
-                continue
-            try:
-                raws = read_raw(path, layout, max_record_size)
-                for block, part in export_blocks(raws, fmt=fmt, jobs=jobs):
-                    tally.merge(part.tally)
-                    for (source, line, pointer, message), raw in _problem_raws(
-                        part.problems, block
-                    ):
-                        report.say("rejected", source, line, message, raw=raw, pointer=pointer)
-                    if reject_out is not None:
-                        for text in part.rejects:
-                            _write(reject_out, text, rejects or "")
-                    export.write(part)
-            except InputError as error:
-                tally.unreadable.append(str(error))
-                _unreadable(str(error))
+        with _shown(_progress(quiet, "exported", () if sessions else inputs)) as progress:
+            for path in inputs:
+                if path in sessions or (path != "-" and os.path.isdir(path)):
+                    _export_sessions(path, export, tally, report, jobs, progress)
+                    continue
+                try:
+                    raws = read_raw(path, layout, max_record_size)
+                    for block, part in export_blocks(raws, fmt=fmt, jobs=jobs):
+                        if progress is not None:
+                            progress.add(len(block), sum(len(raw.raw) + 1 for raw in block))
+                        tally.merge(part.tally)
+                        for (source, line, pointer, message), raw in _problem_raws(
+                            part.problems, block
+                        ):
+                            report.say("rejected", source, line, message, raw=raw, pointer=pointer)
+                        if reject_out is not None:
+                            for text in part.rejects:
+                                _write(reject_out, text, rejects or "")
+                        export.write(part)
+                except InputError as error:
+                    tally.unreadable.append(str(error))
+                    _unreadable(str(error))
         _commit_all(outputs)
     _err(
         f"{_count(tally.records, 'record')} in: {tally.accepted} exported to {folder}, "
@@ -1157,7 +1226,12 @@ def export_command(
 
 
 def _export_sessions(
-    source: str, export: ParquetExport, tally: Tally, report: Reporter, jobs: int | None
+    source: str,
+    export: ParquetExport,
+    tally: Tally,
+    report: Reporter,
+    jobs: int | None,
+    progress: _Progress | None,
 ) -> None:
     """The sessions of a folder (or the session file ``source`` is), each a run, into the
     tables; a file that cannot be read is named and counted as an unreadable input."""
@@ -1168,7 +1242,9 @@ def _export_sessions(
         tally.unreadable.append(f"{path}: {reason}")
         _unreadable(f"{path}: unreadable: {reason}")
 
-    for _, part in export_session_blocks(candidates(source, unreadable), jobs=jobs):
+    for block, part in export_session_blocks(candidates(source, unreadable), jobs=jobs):
+        if progress is not None:
+            progress.add(part.tally.records, _size_of([name for name, _ in block]))
         tally.merge(part.tally)
         for name, line, pointer, message in part.problems:
             report.say("rejected", name, line, f"{name}: {message}", pointer=pointer)
