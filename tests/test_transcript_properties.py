@@ -519,3 +519,26 @@ def test_an_aider_history_keeps_every_answer_in_order(
     assert run.steps is not MISSING
     assert [s.message for s in run.steps] == texts  # each answer, between two requests
     assert (run.goal, run.model, run.status) == ("fix it", "m-1", "completed")
+
+
+@pytest.mark.parametrize("kept", ["api_conversation_history.json", "ui_messages.json"])
+def test_a_cline_task_file_under_another_name_is_read_by_what_it_holds(
+    kept: str, tmp_path: Path
+) -> None:
+    plan: list[Action] = [Call("Bash", {"command": "ls"}, "a.txt"), Say("done")]
+    task = _cline_folder(plan, tmp_path / "made")
+    renamed = tmp_path / "elsewhere" / "task-export.json"
+    renamed.parent.mkdir()
+    renamed.write_bytes((task / kept).read_bytes())
+    transcript = load(renamed)
+    assert transcript.harness == "cline-task"
+    run = transcript.run
+    assert run.run_id == "task-export"
+    steps = run.steps if isinstance(run.steps, tuple) else ()
+    calls = [step.name for step in steps if step.kind == "tool_call"]
+    if kept.startswith("api"):
+        assert calls == ["Bash"]
+        assert run.final_message == "done"
+    else:
+        assert (run.input_tokens, run.output_tokens) == (9, 2)
+        assert run.goal == "go"

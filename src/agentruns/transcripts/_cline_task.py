@@ -43,20 +43,58 @@ def folder_of(path: str) -> Path | None:
 
 
 def looks_like(value: JsonObject) -> bool:
-    """A ``ui_messages.json`` row."""
-    return isinstance(value.get("ts"), int) and value.get("type") in ("say", "ask")
+    """A ``ui_messages.json`` row, or a message of ``api_conversation_history.json`` (an
+    Anthropic message as the API takes it: a role and content, nothing that says another
+    harness wrote it)."""
+    if isinstance(value.get("ts"), int) and value.get("type") in ("say", "ask"):
+        return True
+    return _is_message(value)
+
+
+def _is_message(value: JsonObject) -> bool:
+    return (
+        value.get("role") in ("user", "assistant")
+        and isinstance(value.get("content"), str | list)
+        and "type" not in value
+        and "sessionId" not in value
+    )
 
 
 def read(path: str, summary: Summary) -> None:
     folder = folder_of(path)
     if folder is None:
-        raise InputError(f"{path}: not a Cline task folder (no {UI} or {HISTORY})")
+        if not Path(path).is_file():
+            raise InputError(f"{path}: not a Cline task folder (no {UI} or {HISTORY})")
+        # one of a task's files saved under another name: what it holds says which
+        summary.session_id = Path(path).stem
+        if _holds_history(path):
+            _history(path, summary)
+        else:
+            _ui(path, summary, calls=True)
+        _close(summary)
+        return
     summary.session_id = folder.name
     history = folder / HISTORY
     native = history.is_file() and _history(str(history), summary)
     ui = folder / UI
     if ui.is_file():
         _ui(str(ui), summary, calls=not native)
+    _close(summary)
+
+
+def _holds_history(path: str) -> bool:
+    """Whether a file holds the API history (messages with a ``role``), not the panel's
+    rows."""
+    scratch = Summary(HARNESS, path)
+    for _, value in events(path, scratch):
+        return _is_message(value)
+    return False
+
+
+HARNESS = "cline-task"
+
+
+def _close(summary: Summary) -> None:
     if summary.started_at is not None and summary.ended_at is not None:
         summary.duration_ms = millis(summary.started_at, summary.ended_at)
     summary.ending = "completed"
