@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from pydantic import MISSING
 
 from agentruns.errors import RecordError, TranscriptError
-from agentruns.transcripts import HARNESSES, ToolCall, load
+from agentruns.transcripts import HARNESSES, ToolCall, load, sessions
 from agentruns.transcripts._record import needed, to_record
 from agentruns_generated._json import JsonValue
 
@@ -542,3 +542,29 @@ def test_a_cline_task_file_under_another_name_is_read_by_what_it_holds(
     else:
         assert (run.input_tokens, run.output_tokens) == (9, 2)
         assert run.goal == "go"
+
+
+def test_an_opencode_tree_whose_session_has_no_project_is_found_by_what_it_holds(
+    tmp_path: Path,
+) -> None:
+    plan: list[Action] = [Call("Bash", {"command": "ls"}, "a.txt"), Say("done")]
+    storage = _opencode_tree(plan, tmp_path)
+    session = storage / "session" / "p" / "ses_1.json"
+    info = json.loads(session.read_text())
+    del info["projectID"]
+    info["title"] = "a session of no project"
+    session.write_text(json.dumps(info))
+    found = list(sessions(tmp_path))
+    assert [harness for _, harness in found] == ["opencode-storage"]
+    one = load(found[0][0])
+    assert one.harness == "opencode-storage"
+    named = load(f"{storage}#ses_1")  # one session of the tree, by its id, harness auto
+    assert named.harness == "opencode-storage"
+    assert named.run == one.run
+
+
+def test_a_session_id_a_tree_does_not_hold_is_named_once(tmp_path: Path) -> None:
+    storage = _opencode_tree([Say("done")], tmp_path)
+    with pytest.raises(TranscriptError) as caught:
+        load(f"{storage}#ses_none")
+    assert str(caught.value) == f"{storage}#ses_none: no session ses_none in this OpenCode tree"

@@ -154,6 +154,12 @@ with events only it writes)."""
 def detect(path: str) -> HarnessName:
     """The harness that wrote a transcript, from its first events (a folder or a database:
     from what it holds)."""
+    base, mark, _ = path.partition("#")
+    if mark and (
+        _opencode_storage.is_database(base)
+        or (Path(base).is_dir() and _opencode_storage.storage_root(Path(base)) is not None)
+    ):
+        return "opencode-storage"  # one session of a tree or a database (``storage#<id>``)
     if Path(path).is_dir():
         if _cline_task.folder_of(path) is not None:
             return "cline-task"

@@ -37,7 +37,11 @@ def looks_like_session(value: JsonObject) -> bool:
     message or a part (a lone file of the tree reads as the session of what it holds)."""
     if not isinstance(value.get("id"), str):
         return False
-    if "projectID" in value and isinstance(value.get("time"), dict):
+    time = value.get("time")
+    if isinstance(time, dict) and (
+        "projectID" in value  # (a session of a tree without a project has none)
+        or (isinstance(time.get("created"), int) and ("title" in value or "version" in value))
+    ):
         return True
     return isinstance(value.get("sessionID"), str) and (
         isinstance(value.get("messageID"), str) or value.get("role") in ("user", "assistant")
@@ -116,6 +120,8 @@ def _from_tree(path: Path, wanted: str | None, summary: Summary) -> _Session | N
                 f"{path}: holds {len(chosen)} sessions: import the folder, or name one "
                 f"({path}#<session id>)"
             )
+        if wanted is not None and not chosen:
+            raise InputError(f"{path}#{wanted}: no session {wanted} in this OpenCode tree")
         info = _load(chosen[0]) if chosen else None
     if info is None or not isinstance(info.get("id"), str):
         raise InputError(f"{path}: not an OpenCode session")
