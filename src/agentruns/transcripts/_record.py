@@ -17,7 +17,7 @@ from typing import Any
 from pydantic import MISSING, BaseModel, ValidationError
 
 from agentruns.canonical import FIELDS, Run
-from agentruns.conversion import Derived, Loss, Written, _carried, format_for
+from agentruns.conversion import Derived, Format, Loss, Written, _carried, format_for
 from agentruns.detect import MODELS
 from agentruns.errors import RecordError
 from agentruns.io import error_pointers
@@ -199,7 +199,7 @@ def to_record(
     one left out (``kept``), unless ``override``."""
     model = _model(to)
     fmt = format_for(model)
-    written = fmt.write(run)
+    written = _write(fmt, run, to)
     values, kept_own = _unheld(values, written, override)
     given = {key if key.startswith("/") else "/" + key for key in values}
     from_session: list[Derived] = []
@@ -217,7 +217,7 @@ def to_record(
             from_session.append(Derived(d.pointer, value, reason))
     if filled:
         run = replace(run, **filled)
-        written = fmt.write(run)
+        written = _write(fmt, run, to)
     missing = [d for d in _made_up(written.derived, model) if d.pointer not in given]
     if missing:
         names = ", ".join(d.pointer[1:] for d in missing)
@@ -242,7 +242,7 @@ def to_record(
             and getattr(back, name) is not MISSING
         }
         if updates:
-            written = fmt.write(replace(run, **updates))
+            written = _write(fmt, replace(run, **updates), to)
             record = _validated(model, written.record, values, to)
             back = fmt.read(record)
     kept = [*from_session, *(d for d in written.derived if d.pointer not in given)]
@@ -279,6 +279,35 @@ def to_record(
             reason = f"{to} has no place for the transcript's {name}"
         losses.append(Loss(f"/{name}", reason))
     return Imported(record, tuple(losses), tuple(kept), kept_own)
+
+
+def _write(fmt: Format[Any], run: Run, to: str) -> Written[BaseModel]:
+    """The run written as ``to``; a value the format's models refuse (nested deeper than
+    they validate, say) makes the run a refused record naming the value, never a crash."""
+    try:
+        written: Written[BaseModel] = fmt.write(run)
+    except ValidationError as error:
+        problems = tuple(
+            dict.fromkeys(
+                ("/" + "/".join(str(step) for step in item["loc"] if _is_place(step)), item["msg"])
+                for item in error.errors(include_url=False)
+            )
+        )
+        raise RecordError(f"{to} cannot hold a value of this run", problems[:1]) from None
+    except RecursionError:
+        raise RecordError(
+            f"{to} cannot hold this run", (("", "a value nests too deep to write"),)
+        ) from None
+    return written
+
+
+def _is_place(step: str | int) -> bool:
+    """A step of a validation error's location that is a place in the record, not the name
+    pydantic gives a member of a union (``str``, ``dict[str,...]``)."""
+    return isinstance(step, int) or ("[" not in step and step not in _UNION_TAGS)
+
+
+_UNION_TAGS = frozenset({"str", "int", "float", "bool", "none", "list", "dict"})
 
 
 def _unheld(
