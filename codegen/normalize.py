@@ -1183,14 +1183,35 @@ def _literal_values(values: Json) -> bool:
 
 
 _RESERVED_DEFINITIONS = frozenset({JSON_VALUE, *FORMAT_TYPES.values()})
-_RESERVED_SPELLINGS = frozenset(re.sub(r"[^0-9a-z]", "", n.lower()) for n in _RESERVED_DEFINITIONS)
+GENERATED_IMPORTS = frozenset(
+    {
+        # typing and typing_extensions
+        *("Annotated", "Any", "ClassVar", "Dict", "List", "Literal", "Optional", "Set"),
+        *("Tuple", "Type", "TypeAliasType", "Union"),
+        # pydantic
+        *("AnyUrl", "AwareDatetime", "BaseModel", "ConfigDict", "Field", "MISSING"),
+        *("RootModel", "StrictBool", "StrictBytes", "StrictFloat", "StrictInt", "StrictStr"),
+        *("conint", "confloat", "conlist", "constr"),
+        # the runtime module (agentruns_generated._json)
+        *("IntegralFloat", "JsonDateTime", "JsonInt", "JsonModel", "NotBoolean", "SchemaRule"),
+        "check_rules",
+    }
+)
+"""Names a generated module imports. A class the generator would give one of them is renamed
+by the generator, but not every reference to it: a title ``Union`` left forward references
+``"Union"`` that resolve to typing's, and the module did not import. A test holds this list to
+what the generated modules import."""
+_RESERVED_SPELLINGS = frozenset(
+    re.sub(r"[^0-9a-z]", "", n.lower()) for n in (*_RESERVED_DEFINITIONS, *GENERATED_IMPORTS)
+)
 
 
 def _reserved(name: str) -> bool:
     """Whether the generator could make the class name of one of the normaliser's own types
-    (``JsonValue``, ``Uri``...) of this name: it capitalises and joins words, so a definition
-    named ``uri`` or ``json_value`` would be typed as the format or as any JSON value. A name
-    is a name: such a definition is renamed, never read as a type."""
+    (``JsonValue``, ``Uri``...) or of a name the module imports (``Union``, ``Field``) of this
+    name: it capitalises and joins words, so a definition named ``uri`` or ``json_value``
+    would be typed as the format or as any JSON value, one titled ``Union`` as typing's. A
+    name is a name: such a definition or title is renamed, never read as a type."""
     return re.sub(r"[^0-9a-z]", "", name.lower()) in _RESERVED_SPELLINGS
 
 

@@ -20,10 +20,12 @@ from tests._settings import PROPERTY_SETTINGS
 from tests.test_random_schemas import D7, _model, json_values
 
 _WORDS = [["uri"], ["uri", "reference"], ["json", "value"]]
+_IMPORTED = [["union"], ["field"], ["literal"], ["optional"], ["annotated"], ["json", "model"]]
+"""Spellings of names a generated module imports (typing's, pydantic's, the runtime's)."""
 
 spellings = st.builds(
     lambda words, joiner, case: joiner.join(case(word) for word in words),
-    st.sampled_from(_WORDS),
+    st.sampled_from(_WORDS + _IMPORTED),
     st.sampled_from(["", "_", "-"]),
     st.sampled_from([str.lower, str.capitalize, str.upper]),
 )
@@ -91,3 +93,80 @@ def test_a_relative_path_is_a_string_where_the_definition_named_uri_says_string(
     }
     model = _model(schema, tmp_path)
     assert model.model_validate_json('{"icon": "images/icon16.png"}') is not None
+
+
+@PROPERTY_SETTINGS
+@given(title=spellings, found=st.lists(values, min_size=6, max_size=10))
+def test_a_recursive_union_member_titled_like_an_imported_name_is_typed_by_its_schema(
+    tmp_path_factory: Any, title: str, found: list[Any]
+) -> None:
+    _recursive_union_agrees(title, found, tmp_path_factory.mktemp("unions"))
+
+
+def test_a_union_member_titled_union_is_typed_by_its_schema(tmp_path: Path) -> None:
+    _recursive_union_agrees("Union", ["a", "b" * 9, 1], tmp_path)
+
+
+def _recursive_union_agrees(title: str, found: list[Any], workdir: Path) -> None:
+    """Avro's schema: a union of types, one of them a list of the union titled ``Union``
+    (the generator renamed the class and left forward references to typing's ``Union``)."""
+    schema = {
+        "$schema": D7,
+        "definitions": {
+            "schema": {"oneOf": [{"$ref": "#/definitions/types"}]},
+            "types": {
+                "oneOf": [
+                    {"type": "string", "maxLength": 8},
+                    {"$ref": "#/definitions/record"},
+                    {"$ref": "#/definitions/many"},
+                ]
+            },
+            "record": {
+                "title": "Record",
+                "type": "object",
+                "properties": {"type": {"$ref": "#/definitions/types"}},
+                "required": ["type"],
+            },
+            "many": {
+                "title": title,
+                "type": "array",
+                "items": {"$ref": "#/definitions/schema"},
+                "minItems": 1,
+            },
+        },
+        "oneOf": [{"$ref": "#/definitions/schema"}],
+    }
+    documents = [*found, ["a", ["b"]], [["x" * 9]], [1], [], {"type": ["a", {"type": "b"}]}]
+    _agree_any(schema, workdir, documents)
+
+
+def _agree_any(schema: dict[str, Any], workdir: Path, documents: list[Any]) -> None:
+    """``_agree`` for a root that is a type alias, not a model."""
+    from pydantic import TypeAdapter
+
+    adapter: TypeAdapter[Any] = TypeAdapter(_model(schema, workdir))
+    oracle = jsonschema.Draft7Validator(schema)
+    for document in documents:
+        try:
+            adapter.validate_json(json.dumps(document))
+            got = True
+        except ValidationError:
+            got = False
+        assert got == oracle.is_valid(document), (document, schema)
+
+
+def test_every_name_a_generated_module_imports_is_reserved() -> None:
+    import ast
+
+    from codegen.normalize import _reserved
+
+    package = Path(__file__).parent.parent / "generated" / "agentruns_generated"
+    imported = {
+        alias.asname or alias.name
+        for module in ("agentrun", "atif", "cortex", "portable")
+        for node in ast.parse((package / f"{module}.py").read_text()).body
+        if isinstance(node, ast.ImportFrom) and node.module != "__future__"
+        for alias in node.names
+    }
+    assert imported
+    assert {name for name in imported if not _reserved(name)} == set()
