@@ -183,6 +183,8 @@ PUBLIC: dict[str, list[str]] = {
         "export_blocks",
         "export_lines",
         "export_raws",
+        "export_session_blocks",
+        "export_sessions",
         "require_pyarrow",
         "runs_schema",
         "steps_schema",

@@ -71,11 +71,18 @@ def test_a_name_registered_again_is_detected_as_the_format_registered_last() -> 
         class Second(BaseModel):
             probe_second: str
 
-        class One(Format[First]):
+        class Probe(Format[BaseModel]):
+            def read(self, record):
+                raise NotImplementedError
+
+            def write(self, run):
+                raise NotImplementedError
+
+        class One(Probe):
             name = "probe"
             model = First
 
-        class Two(Format[Second]):
+        class Two(Probe):
             name = "probe"
             model = Second
 
@@ -102,8 +109,43 @@ def test_a_plugin_registered_before_the_built_in_formats_keeps_its_name() -> Non
             name = "atif"
             model = Mine
 
+            def read(self, record):
+                raise NotImplementedError
+
+            def write(self, run):
+                raise NotImplementedError
+
         register(MyAtif())  # before anything read the registry
         print(format_named("atif").model.__name__)
         """
     )
     assert shown == "Mine"
+
+
+def test_a_format_that_cannot_convert_is_refused_when_registered() -> None:
+    shown = _run(
+        """
+        from pydantic import BaseModel
+        from agentruns import Format, register
+
+        class Log(BaseModel):
+            text: str
+
+        class Half(Format[Log]):
+            name = "half"
+            model = Log
+
+            def read(self, record):  # no write, no crosswalk
+                raise NotImplementedError
+
+        for made in (Half(), object()):
+            try:
+                register(made)
+            except TypeError as error:
+                print(error)
+        """
+    )
+    assert shown.splitlines() == [
+        "format Half cannot be registered: no write (or a crosswalk)",
+        "register() takes a Format instance, not object",
+    ]

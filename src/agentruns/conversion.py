@@ -230,10 +230,34 @@ def register(fmt: Format[M]) -> Format[M]:
     and by its name to ``detect`` and the command line. A name registered again is the
     format registered last (a plugin may replace a built-in format)."""
     _with_built_in()
+    _check(fmt)
     _REGISTRY[fmt.model] = fmt
     _BY_NAME[fmt.name] = fmt.model
     _REGISTRATIONS[0] += 1
     return fmt
+
+
+def _check(fmt: Format[Any]) -> None:
+    """A format that could not convert a record is refused when it is registered, naming
+    what it lacks (not at the first conversion)."""
+    kind = type(fmt)
+    if not isinstance(fmt, Format):
+        raise TypeError(f"register() takes a Format instance, not {kind.__name__}")
+    lacks = [
+        name
+        for name in ("name", "model")
+        if not isinstance(getattr(fmt, name, None), str if name == "name" else type)
+    ]
+    if fmt.crosswalk is None:
+        lacks += [
+            f"{method} (or a crosswalk)"
+            for method in ("read", "write")
+            if getattr(kind, method) is getattr(Format, method)
+        ]
+    if lacks:
+        raise TypeError(f"format {kind.__name__} cannot be registered: no {', '.join(lacks)}")
+    if not issubclass(fmt.model, BaseModel):
+        raise TypeError(f"format {kind.__name__}: its model is not a pydantic model")
 
 
 def registrations() -> int:
