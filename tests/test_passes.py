@@ -299,3 +299,57 @@ def test_field_literals_name_each_models_fields_and_its_string_vocabularies() ->
         """The words ``Step.type`` takes, for mappers to narrow to."""
     ''')
     assert field_literals(before) == after
+
+
+def test_field_docs_list_each_models_fields_in_its_docstring() -> None:
+    from codegen.passes.field_docs import field_docs
+
+    before = code('''
+        class Step(JsonModel):
+            """
+            One step of a run.
+            """
+
+            model_config = ConfigDict(extra="allow")
+            type: Literal["thought", "tool_call"]
+            """
+            What the step is.
+            More lines stay in the field's own docstring.
+            """
+            name: Annotated[StrictStr, Field(min_length=1)] | MISSING = MISSING
+            note: StrictStr | MISSING | None = MISSING
+
+
+        class Empty(JsonModel):
+            count: StrictInt
+    ''')
+    after = code('''
+        class Step(JsonModel):
+            """
+            One step of a run.
+
+            Fields:
+                type (required): Literal['thought', 'tool_call'] -- What the step is.
+                name (optional): str
+                note (optional, or null): str
+            """
+
+            model_config = ConfigDict(extra="allow")
+            type: Literal["thought", "tool_call"]
+            """
+            What the step is.
+            More lines stay in the field's own docstring.
+            """
+            name: Annotated[StrictStr, Field(min_length=1)] | MISSING = MISSING
+            note: StrictStr | MISSING | None = MISSING
+
+
+        class Empty(JsonModel):
+            """
+            Fields:
+                count (required): int
+            """
+
+            count: StrictInt
+    ''')
+    assert field_docs(before) == after

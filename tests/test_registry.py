@@ -149,3 +149,20 @@ def test_a_format_that_cannot_convert_is_refused_when_registered() -> None:
         "format Half cannot be registered: no write (or a crosswalk)",
         "register() takes a Format instance, not object",
     ]
+
+
+def test_the_package_s_modules_are_its_attributes_after_import_agentruns() -> None:
+    shown = _run(
+        """
+        import agentruns
+        print(agentruns.models.Step.__name__, agentruns.stats.RunStats.__name__)
+        try:
+            agentruns.no_such_thing
+        except AttributeError as error:
+            print(error)
+        """
+    )
+    assert shown.splitlines() == [
+        "Step RunStats",
+        "module 'agentruns' has no attribute 'no_such_thing'",
+    ]

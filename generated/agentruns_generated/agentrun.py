@@ -20,6 +20,17 @@ from agentruns_generated._json import (
 
 
 class Step(JsonModel):
+    """
+    Fields:
+        index (required): int
+        type (required): Literal['thought', 'tool_call', 'tool_result', 'message', 'handoff', '…
+        name (optional): str
+        input (optional): dict[str, JsonValue]
+        output (optional): dict[str, JsonValue]
+        started_at (optional): JsonDateTime
+        duration_ms (optional): int
+    """
+
     model_config = ConfigDict(
         extra="allow",
     )
@@ -52,6 +63,10 @@ StepType = Literal["thought", "tool_call", "tool_result", "message", "handoff", 
 class Result(JsonModel):
     """
     Final result produced by the agent.
+
+    Fields:
+        summary (optional): str
+        output (optional): dict[str, JsonValue]
     """
 
     model_config = ConfigDict(
@@ -76,6 +91,12 @@ ResultField = Literal["summary", "output"]
 class Metrics(JsonModel):
     """
     Run-level metrics.
+
+    Fields:
+        input_tokens (optional): int
+        output_tokens (optional): int
+        tool_call_count (optional): int
+        cost_usd (optional): float
     """
 
     model_config = ConfigDict(
@@ -106,6 +127,19 @@ MetricsField = Literal["input_tokens", "output_tokens", "tool_call_count", "cost
 class AgentRun(JsonModel):
     """
     A single execution (run) of an AI agent against a user goal, including its steps, tool calls, status, and metrics.
+
+    Fields:
+        run_id (required): str -- Stable identifier for this agent run.
+        agent_id (required): str -- Identifier of the agent being executed.
+        framework (optional): str -- Framework or runtime that executed the run.
+        goal (required): str -- Natural-language goal or input given to the agent.
+        status (required): Literal['queued', 'running', 'awaiting-human', 'completed', 'failed'…
+        started_at (optional): JsonDateTime -- Timestamp when the run started.
+        ended_at (optional): JsonDateTime -- Timestamp when the run finished.
+        steps (optional): list[Step] -- Ordered list of steps taken by the agent.
+        result (optional): Result -- Final result produced by the agent.
+        metrics (optional): Metrics -- Run-level metrics.
+        trace_url (optional): UriReference -- Link to a detailed trace of this run in an observ…
     """
 
     model_config = ConfigDict(

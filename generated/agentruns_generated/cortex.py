@@ -19,6 +19,19 @@ from agentruns_generated._json import (
 
 
 class TranscriptRef(JsonModel):
+    """
+    Fields:
+        source (required): Literal['claude-code', 'codex', 'cursor', 'pi', 'other']
+        session_id (required): str
+        path (required): str
+        sha256 (required): str
+        byte_size (required): int
+        turn_count (required): int
+        first_turn_at (optional, or null): str
+        last_turn_at (optional, or null): str
+        linked_at (required): str
+    """
+
     model_config = ConfigDict(
         extra="forbid",
     )
@@ -52,6 +65,16 @@ TranscriptRefSource = Literal["claude-code", "codex", "cursor", "pi", "other"]
 
 
 class Event(JsonModel):
+    """
+    Fields:
+        type (required): str
+        phase (optional, or null): str
+        status (optional, or null): str
+        activity (optional, or null): str
+        message (optional, or null): str
+        at (required): JsonDateTime
+    """
+
     model_config = ConfigDict(
         extra="allow",
     )
@@ -73,6 +96,28 @@ EventField = Literal["type", "phase", "status", "activity", "message", "at"]
 class CortexRunJournal(JsonModel):
     """
     Mode-agnostic run journal. One run = one coherent execution: a plan, an implement, a validate, a merge, a handoff, etc. Mode-agnostic fields only; mode-specific telemetry lives in mode-specific extensions.
+
+    Fields:
+        schema_version (required): Literal[1]
+        run_id (required): str -- Stable run id. Convention: R-{task_or_mission_slug}, e.g. R-M…
+        task_id (optional, or null): str
+        mission_id (optional, or null): str
+        agent_id (optional, or null): str
+        role (optional, or null): str
+        kind (required): Literal['plan', 'implement', 'validate', 'merge', 'handoff', 'dashboar…
+        status (required): Literal['queued', 'running', 'completed', 'failed', 'canceled']
+        phase (optional, or null): str -- Free-form phase label. Recognized values: initializin…
+        activity (optional, or null): str
+        worktree_path (optional, or null): str
+        branch (optional, or null): str
+        base_commit (optional, or null): str
+        head_commit (optional, or null): str
+        started_at (required): JsonDateTime
+        finished_at (optional, or null): JsonDateTime
+        updated_at (optional, or null): JsonDateTime
+        events (optional): list[Event]
+        next_action (optional, or null): str
+        transcript_refs (optional): list[TranscriptRef] -- Cross-host transcript path reference…
     """
 
     model_config = ConfigDict(

@@ -16,6 +16,11 @@ from agentruns_generated._json import IntegralFloat, JsonInt, JsonModel, JsonVal
 class ResponderOutcome(JsonModel):
     """
     How the responder ended the conversation, when it was the responder that ended it. Absent for a scripted or one-shot task, for a timeout, and for max_turns_reached, which is the runner's bound rather than a verdict.
+
+    Fields:
+        ending (required): Literal['done', 'cannot_answer'] -- Whether the responder judged the…
+        cause (optional): Literal['declined', 'dispatch_failed', 'dispatch_timed_out', 'missing…
+        rationale (optional): str -- The responder's own one-line account. Absent when the disp…
     """
 
     model_config = ConfigDict(
@@ -73,6 +78,10 @@ ResponderOutcomeCause = Literal[
 class Origin(JsonModel):
     """
     How a responder derived this turn. Absent on the eval's opening prompt and on scripted turns, which are authored rather than derived.
+
+    Fields:
+        responder (required): Literal['llm'] -- Which responder produced the turn.
+        rationale (optional): str -- The responder's own one-line account of why it answered th…
     """
 
     model_config = ConfigDict(
@@ -93,6 +102,15 @@ OriginField = Literal["responder", "rationale"]
 
 
 class UserMessage(JsonModel):
+    """
+    Fields:
+        type (required): Literal['user_message']
+        ordinal (required): int
+        round (required): int
+        text (required): str
+        origin (optional): Origin -- How a responder derived this turn. Absent on the eval's op…
+    """
+
     model_config = ConfigDict(
         extra="forbid",
     )
@@ -111,6 +129,14 @@ UserMessageField = Literal["type", "ordinal", "round", "text", "origin"]
 
 
 class AssistantMessage(JsonModel):
+    """
+    Fields:
+        type (required): Literal['assistant_message']
+        ordinal (required): int
+        round (required): int
+        text (required): str
+    """
+
     model_config = ConfigDict(
         extra="forbid",
     )
@@ -125,6 +151,19 @@ AssistantMessageField = Literal["type", "ordinal", "round", "text"]
 
 
 class Codebase(JsonModel):
+    """
+    Fields:
+        kind (required): Literal['git', 'path'] -- Whether the codebase came from a repository …
+        source (required): str -- The url or path exactly as declared in evals.json.
+        resolved_path (optional): str -- Absolute directory a path source resolved to on the ho…
+        ref (optional): str -- Declared branch, tag, or commit SHA, for a git source.
+        revision (optional): str -- The commit the run actually ran against. A declared ref doe…
+        origin_url (optional): str -- The source repository's origin. For a host-local path thi…
+        branch (required): str -- Branch the task environment was checked out on.
+        host_local (optional): bool -- True when the source cannot be resolved off the host tha…
+        dirty (optional): bool -- True when the copy this record describes carries uncommitted …
+    """
+
     model_config = ConfigDict(
         extra="forbid",
     )
@@ -185,6 +224,20 @@ CodebaseKind = Literal["git", "path"]
 
 
 class SkillSource(JsonModel):
+    """
+    Fields:
+        kind (required): Literal['git', 'path'] -- How the skill was named. A skill is named by…
+        source (required): str -- The skill directory exactly as it was resolved from.
+        resolved_path (optional): str -- Absolute skill directory on the host that ran it. This…
+        ref (optional): str -- Declared ref, for a source named by one.
+        revision (optional): str -- The commit of the repository holding the skill. Absent when…
+        origin_url (optional): str -- The skill repository's origin. For a host-local path this…
+        branch (required): str -- Branch the skill repository was on.
+        host_local (optional): bool -- True when the skill cannot be resolved off the host that…
+        dirty (optional): bool -- True when the copy this record describes carries uncommitted …
+        siblings (optional): list[str] -- Sibling skills staged alongside the skill under test,…
+    """
+
     model_config = ConfigDict(
         extra="forbid",
     )
@@ -250,6 +303,14 @@ SkillSourceKind = Literal["git", "path"]
 
 
 class ToolInvocation(JsonModel):
+    """
+    Fields:
+        name (required): str -- Tool name as recorded by the harness (e.g. Bash, Read, run_comm…
+        args (optional, or null): dict[str, JsonValue] | str | list[JsonValue] -- Tool argument…
+        result (optional, or null): str | dict[str, JsonValue] -- Tool output, if captured. Tru…
+        ordinal (required): int -- 0-indexed position in the run. Used by must_precede checks.
+    """
+
     model_config = ConfigDict(
         extra="forbid",
     )
@@ -276,6 +337,16 @@ ToolInvocationField = Literal["name", "args", "result", "ordinal"]
 
 
 class ConversationTool(JsonModel):
+    """
+    Fields:
+        type (required): Literal['tool_invocation']
+        ordinal (required): int
+        round (required): int
+        name (required): str
+        args (optional, or null): dict[str, JsonValue] | str | list[JsonValue]
+        result (optional, or null): str | dict[str, JsonValue]
+    """
+
     model_config = ConfigDict(
         extra="forbid",
     )
@@ -301,6 +372,14 @@ ConversationEvent = TypeAliasType(
 
 
 class CompletedConversation(JsonModel):
+    """
+    Fields:
+        status (required): Literal['completed']
+        delivered_followups (required): int
+        events (required): list[ConversationEvent]
+        responder_outcome (optional): ResponderOutcome
+    """
+
     model_config = ConfigDict(
         extra="forbid",
     )
@@ -315,6 +394,16 @@ CompletedConversationField = Literal["status", "delivered_followups", "events", 
 
 
 class StoppedConversation(JsonModel):
+    """
+    Fields:
+        status (required): Literal['stopped']
+        delivered_followups (required): int
+        stop_reason (required): Literal['agent_did_not_ask', 'agent_response_mismatch', 'respon…
+        stopped_before_followup (required): int
+        events (required): list[ConversationEvent]
+        responder_outcome (optional): ResponderOutcome
+    """
+
     model_config = ConfigDict(
         extra="forbid",
     )
@@ -349,6 +438,15 @@ StoppedConversationStopReason = Literal[
 
 
 class TimedOutConversation(JsonModel):
+    """
+    Fields:
+        status (required): Literal['timed_out']
+        delivered_followups (required): int
+        timed_out_in_round (required): int -- The round the dispatch was killed in, when it out…
+        events (required): list[ConversationEvent]
+        responder_outcome (optional): ResponderOutcome
+    """
+
     model_config = ConfigDict(
         extra="forbid",
     )
@@ -380,6 +478,21 @@ Conversation = TypeAliasType(
 class PortableRunRecord(JsonModel):
     """
     Captures one subagent run. Harness-agnostic — each harness writes an adapter from its native transcript format to this shape. Downstream grading reads only this file.
+
+    Fields:
+        eval_id (required): str -- Matches the eval's id in evals.json.
+        condition (required): str -- Reserved names: with_skill, without_skill, old_skill, new_…
+        skill_path (required, or null): str -- Absolute path to the SKILL.md the subagent could…
+        prompt (required): str -- The user prompt as dispatched to the subagent.
+        files (required): list[str] -- Fixture files the subagent had access to (absolute paths…
+        final_message (required): str -- The agent's final user-facing text output.
+        tool_invocations (required): list[ToolInvocation] -- Ordered list of tool calls during …
+        total_tokens (optional, or null): JsonInt -- From the harness's task completion event, …
+        duration_ms (optional, or null): JsonInt -- From the harness's task completion event, a…
+        run_index (optional): int -- 1-based run index within a multi-run (eval, condition) cel…
+        conversation (optional): Conversation -- Ordered multi-turn evidence and scripted-deliv…
+        codebase (optional): Codebase -- The codebase this run's environment was built from. Ab…
+        skill_source (optional): SkillSource -- The skill under test this run staged, as the ru…
     """
 
     model_config = ConfigDict(

@@ -38,12 +38,18 @@ _ROOTS = frozenset({"AgentRun", "AtifTrajectory", "CortexRunJournal", "PortableR
 
 
 def __getattr__(name: str) -> object:
-    """A root model (imported with its format's models when first named), or ``RunRecord``:
-    ``import agentruns`` imports no format's models, so a service pays for the formats it
-    uses."""
+    """A root model (imported with its format's models when first named), ``RunRecord``, or
+    a module of the package: ``import agentruns`` imports no format's models, so a service
+    pays for the formats it uses."""
     from importlib import import_module
 
     if name not in _ROOTS and name != "RunRecord":
+        if not name.startswith("_"):  # a module of the package (``agentruns.models``)
+            try:
+                return import_module(f"{__name__}.{name}")
+            except ModuleNotFoundError as error:
+                if error.name != f"{__name__}.{name}":
+                    raise
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     models = import_module("agentruns.models")
     if name in _ROOTS:
