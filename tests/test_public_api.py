@@ -65,6 +65,7 @@ PUBLIC: dict[str, list[str]] = {
         "run",
     ],
     "agentruns.conversion": [
+        "CARRY_PROPERTY",
         "CARRY_VERSION",
         "Conversion",
         "Coverage",

@@ -21,6 +21,7 @@ from agentruns.canonical import FIELDS, Run
 from agentruns.errors import AgentrunsError, ConversionError, FormatError, LossError
 
 __all__ = [
+    "CARRY_PROPERTY",
     "CARRY_VERSION",
     "WHOLE",
     "Conversion",
@@ -55,6 +56,10 @@ if TYPE_CHECKING:
 M = TypeVar("M", bound=BaseModel)
 
 CARRY_VERSION = 1
+
+CARRY_PROPERTY = "x-agentruns-carry"
+"""The property name under which a format with a free-form object keeps carried data (an
+``x-`` name: no schema gives it a meaning)."""
 
 
 @dataclass(frozen=True)

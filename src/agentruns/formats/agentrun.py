@@ -8,13 +8,13 @@ objects allow additional properties: foreign data is carried in one reserved roo
 from __future__ import annotations
 
 from datetime import datetime
-from typing import ClassVar, get_args
+from typing import ClassVar, Final, get_args
 
 from pydantic import MISSING, JsonValue
 from typing_extensions import TypeIs
 
 from agentruns.canonical import Run, RunStep, Status
-from agentruns.conversion import Format, is_carry
+from agentruns.conversion import CARRY_PROPERTY, Format, is_carry
 from agentruns.crosswalk import Crosswalk, Writing, kept, required
 from agentruns.derivations import Derivation, derive_run_id, derive_status
 from agentruns.formats._shared import status_from_agentrun, status_to_agentrun
@@ -33,7 +33,7 @@ __all__ = [
 ]
 
 
-CARRY_KEY = "x-agentruns-carry"
+CARRY_KEY: Final = CARRY_PROPERTY
 
 _STEP_TYPES = frozenset(get_args(StepType))
 _INT32 = range(-(2**31), 2**31)

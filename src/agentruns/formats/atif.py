@@ -34,7 +34,7 @@ from typing import Any, ClassVar, Final, TypeVar
 from pydantic import MISSING, JsonValue, TypeAdapter, ValidationError
 
 from agentruns.canonical import Run, RunStep
-from agentruns.conversion import Format, is_carry
+from agentruns.conversion import CARRY_PROPERTY, Format, is_carry
 from agentruns.crosswalk import Crosswalk, Writing, kept, required
 from agentruns.derivations import Derivation
 from agentruns.models import AtifAgent, AtifFinalMetrics, AtifStep, AtifTrajectory
@@ -56,7 +56,7 @@ __all__ = [
 ATIF_VERSION: Final = "ATIF-v1.8"
 """The version this writer writes when the run states none."""
 
-CARRY_KEY: Final = "x-agentruns-carry"
+CARRY_KEY: Final = CARRY_PROPERTY
 
 RAW_STEP: Final = "atif_step"
 """The extra property of a step that holds an ATIF turn whole."""
