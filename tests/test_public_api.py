@@ -257,6 +257,7 @@ PUBLIC: dict[str, list[str]] = {
         "place_of",
         "require_otel",
         "resource_spans",
+        "session_spans",
         "traces_data",
     ],
     "agentruns.formats.cortex": [

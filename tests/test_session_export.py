@@ -70,3 +70,26 @@ def test_a_file_that_cannot_be_read_is_named_and_the_exit_says_so(tmp_path: Path
     assert result.exit_code == 1
     assert f"{locked}: unreadable" in result.output
     assert "1 input unreadable" in result.output
+
+
+def test_a_session_folder_exports_as_one_trace_per_session(tmp_path: Path) -> None:
+    import json
+
+    folder = LOGS / "claude-session"
+    out = tmp_path / "traces.jsonl"
+    result = CliRunner().invoke(
+        main, ["export", "--to", "otlp", "-j", "1", str(folder), "-o", str(out)]
+    )
+    assert result.exit_code == 0, result.output
+    traces = [json.loads(line) for line in out.read_text().splitlines()]
+    assert len(traces) == len(list(folder.glob("*.jsonl")))
+    formats = {
+        attribute["value"]["stringValue"]
+        for trace in traces
+        for resource in trace["resourceSpans"]
+        for span in resource["scopeSpans"][0]["spans"]
+        for attribute in span["attributes"]
+        if attribute["key"] == "agentruns.format"
+    }
+    assert formats == {"claude-code-session"}
+    assert f"{len(traces)} records in: {len(traces)} exported as traces" in result.output

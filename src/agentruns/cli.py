@@ -55,7 +55,7 @@ from agentruns_generated._json import JsonValue
 
 if TYPE_CHECKING:
     from agentruns.canonical import Run
-    from agentruns.otlp import TracesFile
+    from agentruns.otlp import Collector, TracesFile
     from agentruns.tables import ParquetExport
     from agentruns.transcripts._importing import RunImport
 
@@ -1283,20 +1283,27 @@ def _export_otlp(
         )
         reject_out = _opened(outputs, "--rejects")
 
+        send = partial(_spans, traces, collector, output)
+
         def accepted(raw: Raw, outcome: Outcome) -> None:
             nonlocal exported
             assert outcome.output is not None
-            if traces is not None:
-                _write(traces, outcome.output, output or "")
-            if collector is not None:
-                _post(collector.write, outcome.output)
+            send(outcome.output)
             exported += 1
 
-        tally = drive(
-            _batch(partial(otlp_document, fmt=fmt), inputs, jsonl, jobs, max_record_size),
-            accepted=accepted,
-            rejected=partial(_reject, out=reject_out, messages=report),
-        )
+        _, session_files = _split_sessions(tuple(n for n in inputs if not os.path.isdir(n)))
+        sources = {name for name, _ in session_files}
+        sources |= {name for name in inputs if name != "-" and os.path.isdir(name)}
+        records = [name for name in inputs if name not in sources]
+        tally = Tally()
+        if records or not sources:
+            tally = drive(
+                _batch(partial(otlp_document, fmt=fmt), records, jsonl, jobs, max_record_size),
+                accepted=accepted,
+                rejected=partial(_reject, out=reject_out, messages=report),
+            )
+        for source in (name for name in inputs if name in sources):
+            exported += _sessions_as_traces(source, tally, report, jobs, send)
         if traces is not None:
             _write_end(traces, output or "")
         if collector is not None:
@@ -1312,6 +1319,53 @@ def _export_otlp(
         + report.summary("--rejects FILE keeps every one; --max-errors 0 prints all")
     )
     sys.exit(EXIT_INVALID if tally.rejected or tally.unreadable else EXIT_OK)
+
+
+def _spans(
+    traces: TracesFile | None, collector: Collector | None, output: str | None, line: bytes
+) -> None:
+    """One run's spans to the file and the collector."""
+    if traces is not None:
+        _write(traces, line, output or "")
+    if collector is not None:
+        _post(collector.write, line)
+
+
+def _sessions_as_traces(
+    source: str, tally: Tally, report: Reporter, jobs: int | None, send: Callable[[bytes], None]
+) -> int:
+    """The sessions of a folder (or the session file ``source`` is), each a trace; a file
+    that cannot be read is named and counted as an unreadable input. Returns how many."""
+    from agentruns.otlp import session_spans
+    from agentruns.transcripts import candidates
+
+    def unreadable(path: str, reason: str) -> None:
+        tally.unreadable.append(f"{path}: {reason}")
+        _unreadable(f"{path}: unreadable: {reason}")
+
+    sent = 0
+    items = candidates(source, unreadable)
+    with OrderedMap(
+        session_spans, items, jobs_for(jobs), on_failure=_spans_failed, chunk=4
+    ) as done:
+        for (name, _), (line, why) in done:
+            if line is None and why is None:
+                continue  # no session
+            tally.records += 1
+            if line is None:
+                tally.rejected += 1
+                report.say("rejected", name, 0, f"{name}: {why}")
+                continue
+            tally.accepted += 1
+            send(line)
+            sent += 1
+    return sent
+
+
+def _spans_failed(
+    item: tuple[str, str | None], error: BaseException
+) -> tuple[bytes | None, str | None]:
+    return None, f"the worker reading it ended ({type(error).__name__}: {error})"
 
 
 def _write_end(traces: TracesFile, name: str) -> None:

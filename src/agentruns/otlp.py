@@ -50,6 +50,7 @@ __all__ = [
     "place_of",
     "require_otel",
     "resource_spans",
+    "session_spans",
     "traces_data",
 ]
 
@@ -425,6 +426,25 @@ def otlp_document(raw: Raw, fmt: str = "auto") -> Outcome:
     content = _json(record.value)
     spans = resource_spans(to_canonical(model), fmt=name, content=content)
     return Outcome(name, output=_json_line(spans))
+
+
+def session_spans(item: tuple[str, str | None]) -> tuple[bytes | None, str | None]:
+    """Batch work for a session (what ``agentruns.transcripts.load`` takes, and its harness or
+    None to sniff): its ``ResourceSpans`` as one line of JSON, or why it cannot be read;
+    (None, None) for a file no harness wrote."""
+    from agentruns.errors import AgentrunsError
+    from agentruns.transcripts import TranscriptError, detect, load
+
+    name, harness = item
+    try:
+        found = harness if harness is not None else detect(name)
+    except TranscriptError:
+        return None, None
+    try:
+        run = load(name, found).run
+    except (AgentrunsError, OSError, ValueError) as error:
+        return None, str(error).removeprefix(f"{name}: ")
+    return _json_line(resource_spans(run, fmt=found, content=name)), None
 
 
 def _json_line(value: JsonValue) -> bytes:
