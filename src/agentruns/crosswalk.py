@@ -51,13 +51,23 @@ class Writing(Generic[K]):
     object of the row (the run, or the step of a list item) and its position in its list, and
     where to note a value they derive (at the JSON pointer of the field being written)."""
 
-    __slots__ = ("at", "derived", "field", "of", "position", "run")
+    __slots__ = ("at", "derived", "field", "memo", "of", "position", "run")
 
-    def __init__(self, run: Run, of: K, derived: list[Derived], position: int = 0) -> None:
+    def __init__(
+        self,
+        run: Run,
+        of: K,
+        derived: list[Derived],
+        position: int = 0,
+        memo: dict[str, object] | None = None,
+    ) -> None:
         self.run = run
         self.of = of
         self.derived = derived
         self.position = position
+        self.memo: dict[str, object] = {} if memo is None else memo
+        """What a writer computed once from the run, for every item of its lists (the run's
+        start time, say): shared by the writings of one record."""
         self.at = ""
         self.field = ""
         # the object and field being written, set by the table before each row (joined into
@@ -70,7 +80,7 @@ class Writing(Generic[K]):
 
     def item(self, of: T, position: int) -> Writing[T]:
         """The writing of one item of a list (a step), at its position."""
-        return Writing(self.run, of, self.derived, position)
+        return Writing(self.run, of, self.derived, position, self.memo)
 
     def derive(self, derivation: Derivation[T], pointer: str | None = None) -> T:
         """The derived value, noted at ``pointer`` (the field being written, by default)."""

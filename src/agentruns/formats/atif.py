@@ -25,6 +25,7 @@ Foreign data is carried in the root ``extra`` object under ``x-agentruns-carry``
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable
 from dataclasses import replace
 from datetime import datetime
@@ -429,25 +430,25 @@ def _valid_turn(doc: dict[str, JsonValue], step_id: int) -> AtifStep:
 def _subagent_ids(subagents: tuple[Run, ...]) -> list[str]:
     """Each embedded trajectory's id, unique among its siblings (atif refuses a repeated one):
     its own, else its run id, else its position (``subagent-1``); a repeated one gets its
-    position as a suffix."""
+    position as a suffix, never an id a later sibling holds itself."""
+    later = Counter(sub.trajectory_id for sub in subagents if isinstance(sub.trajectory_id, str))
+    taken: set[str] = set()
     found: list[str] = []
     for position, sub in enumerate(subagents):
-        if isinstance(sub.trajectory_id, str) and sub.trajectory_id not in found:
-            found.append(sub.trajectory_id)
-            continue
-        own = sub.trajectory_id if isinstance(sub.trajectory_id, str) else sub.run_id
+        given = sub.trajectory_id
+        if isinstance(given, str):
+            later[given] -= 1  # from here on: the ids of the siblings after this one
+            if given not in taken:
+                found.append(given)
+                taken.add(given)
+                continue
+        own = given if isinstance(given, str) else sub.run_id
         name = own if isinstance(own, str) and own else f"subagent-{position + 1}"
-        while name in found or name in _given_ids(subagents, position):
+        while name in taken or later[name] > 0:
             name = f"{name}-{position + 1}"
         found.append(name)
+        taken.add(name)
     return found
-
-
-def _given_ids(subagents: tuple[Run, ...], before: int) -> set[str]:
-    """The ids later siblings hold themselves (a derived id must not take one)."""
-    return {
-        sub.trajectory_id for sub in subagents[before + 1 :] if isinstance(sub.trajectory_id, str)
-    }
 
 
 def _write_steps(steps: tuple[RunStep, ...] | MISSING, writing: Writing[Run]) -> list[AtifStep]:

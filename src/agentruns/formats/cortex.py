@@ -91,7 +91,12 @@ def _write_refs(
 
 def _at(value: JsonDateTime | MISSING, writing: Writing[RunStep]) -> JsonDateTime:
     """The step's time; without one, the run's start time (reported once for the list)."""
-    return value if isinstance(value, datetime) else _start(writing.run)
+    if isinstance(value, datetime):
+        return value
+    start = writing.memo.get("start")
+    if not isinstance(start, datetime):  # once per record: deriving it reads every step
+        start = writing.memo["start"] = _start(writing.run)
+    return start
 
 
 def _start(run: Run) -> JsonDateTime:
