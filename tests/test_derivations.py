@@ -13,8 +13,10 @@ from hypothesis import strategies as st
 from pydantic import MISSING
 
 from agentruns import AgentRun, CortexRunJournal, PortableRunRecord, Run, convert, from_canonical
+from agentruns._harnesses import TOTAL_LEAVES_OUT
 from agentruns.canonical import STEP_FAILED, RunStep
 from agentruns.derivations import (
+    derive_harness_total,
     derive_run_id,
     derive_status,
     duration_ms,
@@ -24,6 +26,7 @@ from agentruns.derivations import (
     total_tokens,
 )
 from agentruns.stats import RunFacts
+from tests._settings import PROPERTY_SETTINGS
 
 UPSTREAM = Path(__file__).parent / "fixtures" / "upstream" / "eval-magic"
 
@@ -157,3 +160,37 @@ def test_importers_mark_failed_tool_calls_with_the_one_word(tmp_path: Path) -> N
     said = [step.status for step in run.steps if isinstance(step.status, str)]
     assert said
     assert set(said) == {STEP_FAILED}  # the failed call and the event that ended the run
+
+
+@PROPERTY_SETTINGS
+@given(
+    st.sampled_from(sorted(TOTAL_LEAVES_OUT)),
+    st.integers(0, 10**9),
+    st.integers(0, 10**9),
+    st.integers(0, 10**9),
+    st.integers(0, 10**9),
+)
+def test_a_harness_total_is_input_plus_output_less_the_kinds_the_harness_leaves_out(
+    harness: str, input_tokens: int, output_tokens: int, cache_read: int, cache_creation: int
+) -> None:
+    run = Run(
+        framework=harness,
+        input_tokens=input_tokens,
+        output_tokens=output_tokens,
+        cache_read_tokens=cache_read,
+        cache_creation_tokens=cache_creation,
+    )
+    kinds = {"cache_read_tokens": cache_read, "cache_creation_tokens": cache_creation}
+    less = sum(kinds[kind] for kind in TOTAL_LEAVES_OUT[harness])
+    derived = derive_harness_total(run)
+    assert derived is not None
+    assert derived.value == max(input_tokens + output_tokens - less, 0)
+
+
+def test_no_harness_total_for_a_harness_eval_magic_does_not_document() -> None:
+    run = Run(framework="aider", input_tokens=5, output_tokens=3)
+    assert derive_harness_total(run) is None
+
+
+def test_no_harness_total_when_a_kind_the_harness_leaves_out_is_not_recorded() -> None:
+    assert derive_harness_total(Run(framework="codex", input_tokens=5, output_tokens=3)) is None

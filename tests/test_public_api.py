@@ -104,6 +104,7 @@ PUBLIC: dict[str, list[str]] = {
         "Derivation",
         "UNKNOWN_TIME",
         "derive_duration_ms",
+        "derive_harness_total",
         "derive_run_id",
         "derive_started_at",
         "derive_status",

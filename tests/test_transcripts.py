@@ -307,6 +307,19 @@ def test_upstream_sample_imports_to_every_format_valid_under_its_schema(
     assert [e["type"] for e in cortex if e["type"] not in skipped] == names
 
 
+@pytest.mark.parametrize(
+    "expected", EXPECTED, ids=[f"{p.parent.name}/{p.name[:-14]}" for p in EXPECTED]
+)
+def test_a_portable_record_states_the_total_eval_magic_counts_for_the_harness(
+    expected: Path, tmp_path: Path
+) -> None:
+    """The canonical total is input plus output; portable's is eval-magic's, per harness
+    (the number ``harness_total_tokens`` holds, which the upstream assertions check)."""
+    case = Case(expected, tmp_path)
+    stated = record(case.transcript, "portable").get("total_tokens")
+    assert stated == case.transcript.harness_total_tokens
+
+
 def objects(document: Json, key: str) -> list[Json]:
     found = document.get(key, [])
     assert isinstance(found, list)

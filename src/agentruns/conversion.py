@@ -437,7 +437,7 @@ def _convert(
         else:
             result = kept
         for name in uncarried:
-            losses += _losses(source, target, name, run, returned)
+            losses += _losses(source, target, name, run, returned, written.derived)
     if strict and losses:
         raise LossError(source.name, target.name, _in_order(losses))
     return Conversion(result, _in_order(losses), written.derived)
@@ -633,12 +633,21 @@ def _brief(error: BaseException) -> str:
 
 
 def _losses(
-    source: Format[Any], target: Format[Any], name: str, run: Run, returned: Run
+    source: Format[Any],
+    target: Format[Any],
+    name: str,
+    run: Run,
+    returned: Run,
+    derived: tuple[Derived, ...] = (),
 ) -> list[Loss]:
     where = source.pointer(name)
     value = getattr(run, name)
     if value is MISSING:
         return [Loss(where, f"{target.name} cannot say that {name} is absent")]
+    own = next((d for d in derived if d.pointer == target.pointer(name)), None)
+    if own is not None and name not in _EXTRAS and name != "steps":
+        # the target writes its own value there (portable's total, as eval-magic counts it)
+        return [Loss(where, f"{target.name} writes its own {name} in its place: {own.reason}")]
     if name in _EXTRAS and isinstance(value, dict):
         # extra properties of the object at ``where``: each lost one by its own pointer
         back = getattr(returned, name)

@@ -21,6 +21,7 @@ __all__ = [
     "UNKNOWN_TIME",
     "Derivation",
     "derive_duration_ms",
+    "derive_harness_total",
     "derive_run_id",
     "derive_started_at",
     "derive_status",
@@ -82,6 +83,29 @@ def derive_total_tokens(run: Run) -> Derivation[int] | None:
     if isinstance(run.input_tokens, int) and isinstance(run.output_tokens, int):
         return Derivation(run.input_tokens + run.output_tokens, "sum of input and output tokens")
     return None
+
+
+def derive_harness_total(run: Run) -> Derivation[int] | None:
+    """The total as eval-magic counts it for the run's harness (``TOTAL_LEAVES_OUT``): input
+    plus output less the kinds that harness leaves out, never below 0; None when the harness is
+    not one eval-magic documents or a kind it needs is not recorded."""
+    from agentruns._harnesses import TOTAL_LEAVES_OUT
+
+    framework = run.framework
+    leaves_out = TOTAL_LEAVES_OUT.get(framework) if isinstance(framework, str) else None
+    derived = derive_total_tokens(run)
+    if leaves_out is None or derived is None:
+        return None
+    less = [getattr(run, kind) for kind in leaves_out]
+    if not all(isinstance(count, int) for count in less):
+        return None
+    if not less:
+        return Derivation(derived.value, f"eval-magic's {framework} total: input plus output")
+    kinds = " and ".join(kind.removesuffix("_tokens").replace("_", " ") for kind in leaves_out)
+    return Derivation(
+        max(derived.value - sum(less), 0),
+        f"eval-magic's {framework} total: input plus output less {kinds} tokens",
+    )
 
 
 def total_tokens(run: Run) -> int | None:

@@ -15,7 +15,12 @@ from pydantic import MISSING, JsonValue
 from agentruns.canonical import Run, RunStep
 from agentruns.conversion import Format
 from agentruns.crosswalk import Crosswalk, Writing, kept, required
-from agentruns.derivations import Derivation, derive_duration_ms, derive_total_tokens
+from agentruns.derivations import (
+    Derivation,
+    derive_duration_ms,
+    derive_harness_total,
+    derive_total_tokens,
+)
 from agentruns.models import (
     Codebase,
     Conversation,
@@ -127,7 +132,13 @@ def _write_invocations(
 
 
 def _total_tokens(value: int | MISSING | None, writing: Writing[Run]) -> int | MISSING | None:
-    """The total; without one, the sum of input and output tokens."""
+    """The total as eval-magic counts it for the run's harness (Codex and Cline leave out
+    cache reads, OpenCode both cache kinds: ``agentruns._harnesses.TOTAL_LEAVES_OUT``) where
+    the run names one and records the kinds; else the run's total; without one, the sum of
+    input and output tokens."""
+    stated = derive_harness_total(writing.run)
+    if stated is not None and stated.value != value:
+        return writing.derive(stated)
     if value is not MISSING:
         return value
     total = derive_total_tokens(writing.run)

@@ -275,10 +275,19 @@ def to_record(
             count = len(shown) if isinstance(shown, tuple) else 0
             kinds = ", ".join(sorted({step.kind for step in value}))
             reason = f"{to} keeps {count} of {len(value)} steps, not all their fields ({kinds})"
+        elif (own := _stated(written.derived, fmt.pointer(name))) is not None:
+            reason = (
+                f"{to} writes its own {name} in its place ({own}), not the transcript's {value!r}"
+            )
         else:
             reason = f"{to} has no place for the transcript's {name}"
         losses.append(Loss(f"/{name}", reason))
     return Imported(record, tuple(losses), tuple(kept), kept_own)
+
+
+def _stated(derived: tuple[Derived, ...], pointer: str) -> str | None:
+    """Why the writer put its own value where the run's is (a format's own total)."""
+    return next((d.reason for d in derived if d.pointer == pointer), None)
 
 
 def _write(fmt: Format[Any], run: Run, to: str) -> Written[BaseModel]:
