@@ -29,7 +29,7 @@ from collections import Counter
 from collections.abc import Iterable
 from dataclasses import replace
 from datetime import datetime
-from functools import cache
+from functools import cache, lru_cache
 from typing import Any, ClassVar, Final, TypeVar
 
 from pydantic import MISSING, JsonValue, TypeAdapter, ValidationError
@@ -85,6 +85,7 @@ def _timestamps() -> TypeAdapter[JsonDateTime]:
     return TypeAdapter(JsonDateTime)
 
 
+@lru_cache(maxsize=1024)
 def _time(text: str) -> JsonDateTime | None:
     """The time, if the text is an RFC 3339 date-time (the text is kept as written)."""
     try:
@@ -97,7 +98,11 @@ def _time(text: str) -> JsonDateTime | None:
 
 
 def _turn(doc: dict[str, JsonValue], index: int) -> list[RunStep]:
-    """The steps of one turn (its JSON, without ``step_id``)."""
+    """The steps of one turn (its JSON, without ``step_id``).
+
+    Each step is gathered as its fields first and made once at the end (a result folded into
+    its call, the turn's leftovers into the first step): a turn costs one constructor per
+    step, not one per change."""
     rest = dict(doc)
     at: JsonDateTime | MISSING = MISSING
     stamp = rest.get("timestamp")
@@ -106,13 +111,13 @@ def _turn(doc: dict[str, JsonValue], index: int) -> list[RunStep]:
         del rest["timestamp"]
     if rest.get("source") == "agent":
         del rest["source"]
-    steps: list[RunStep] = []
+    steps: list[dict[str, Any]] = []
     reasoning = rest.get("reasoning_content")
     if isinstance(reasoning, str):
         del rest["reasoning_content"]
-        steps.append(RunStep(kind="thought", message=reasoning, index=index, started_at=at))
+        steps.append({"kind": "thought", "message": reasoning, "index": index, "started_at": at})
     calls = rest.get("tool_calls")
-    call_steps: list[RunStep] = []
+    call_steps: list[dict[str, Any]] = []
     if isinstance(calls, list):
         del rest["tool_calls"]
         for call in calls:
@@ -120,32 +125,29 @@ def _turn(doc: dict[str, JsonValue], index: int) -> list[RunStep]:
             name, call_id, args = call["function_name"], call["tool_call_id"], call["arguments"]
             assert isinstance(name, str)
             assert isinstance(call_id, str)
-            extra: dict[str, JsonValue] = {}
+            step: dict[str, Any] = {
+                "kind": "tool_call",
+                "name": name,
+                "call_id": call_id,
+                "input": args,
+                "index": index,
+                "started_at": at,
+            }
             if "extra" in call:
-                extra["tool_call_extra"] = call["extra"]
-            call_steps.append(
-                RunStep(
-                    kind="tool_call",
-                    name=name,
-                    call_id=call_id,
-                    input=args,
-                    index=index,
-                    started_at=at,
-                    extra=extra or MISSING,
-                )
-            )
+                step["extra"] = {"tool_call_extra": call["extra"]}
+            call_steps.append(step)
     message = rest.get("message")
     if isinstance(message, str) and (message or not (steps or call_steps)):
         del rest["message"]
-        steps.append(RunStep(kind="message", message=message, index=index, started_at=at))
+        steps.append({"kind": "message", "message": message, "index": index, "started_at": at})
     elif message == "":
         del rest["message"]  # an agent turn of calls only: the writer writes "" again
-    results: list[RunStep] = []
+    results: list[dict[str, Any]] = []
     observation = rest.get("observation")
     if isinstance(observation, dict):
         del rest["observation"]
         folded = -1
-        positions = {step.call_id: i for i, step in reversed(list(enumerate(call_steps)))}
+        positions = {step["call_id"]: i for i, step in reversed(list(enumerate(call_steps)))}
         found = observation["results"]
         assert isinstance(found, list)
         for result in found:
@@ -163,16 +165,14 @@ def _turn(doc: dict[str, JsonValue], index: int) -> list[RunStep]:
             ):
                 folded = k
                 claimed = call_steps[k]
-                extra = dict(claimed.extra) if isinstance(claimed.extra, dict) else {}
+                if isinstance(content, str | list):
+                    claimed["output"] = content
                 if "subagent_trajectory_ref" in result:
-                    extra["subagent_trajectory_ref"] = result["subagent_trajectory_ref"]
-                call_steps[k] = replace(
-                    claimed,
-                    output=content if isinstance(content, str | list) else MISSING,
-                    extra=extra or MISSING,
-                    status=outcome.get("status", MISSING),
-                    message=outcome.get("message", MISSING),
-                )
+                    claimed["extra"] = {
+                        **claimed.get("extra", {}),
+                        "subagent_trajectory_ref": result["subagent_trajectory_ref"],
+                    }
+                claimed.update(outcome)
                 continue
             kept_: dict[str, JsonValue] = {}
             if source is None and "source_call_id" in result:
@@ -183,24 +183,21 @@ def _turn(doc: dict[str, JsonValue], index: int) -> list[RunStep]:
                 kept_["result_extra"] = result["extra"]
             if "subagent_trajectory_ref" in result:
                 kept_["subagent_trajectory_ref"] = result["subagent_trajectory_ref"]
-            results.append(
-                RunStep(
-                    kind="tool_result",
-                    call_id=source if isinstance(source, str) else MISSING,
-                    output=content if isinstance(content, str | list) else MISSING,
-                    index=index,
-                    started_at=at,
-                    extra=kept_ or MISSING,
-                )
-            )
+            made: dict[str, Any] = {"kind": "tool_result", "index": index, "started_at": at}
+            if isinstance(source, str):
+                made["call_id"] = source
+            if isinstance(content, str | list):
+                made["output"] = content
+            if kept_:
+                made["extra"] = kept_
+            results.append(made)
     ordered = [*steps, *call_steps, *results]
     if not ordered:
-        ordered = [RunStep(kind="message", index=index, started_at=at)]
+        ordered = [{"kind": "message", "index": index, "started_at": at}]
     if rest:
         first = ordered[0]
-        own = dict(first.extra) if isinstance(first.extra, dict) else {}
-        ordered[0] = replace(first, extra={**rest, **own})
-    return ordered
+        first["extra"] = {**rest, **first.get("extra", {})}
+    return [RunStep(**fields) for fields in ordered]
 
 
 def _read_turn(step: AtifStep) -> list[RunStep]:

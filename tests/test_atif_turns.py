@@ -1,0 +1,153 @@
+"""ATIF's turn reader against the first one, kept as the oracle: the reader now gathers each
+step's fields and makes it once, where the first one made every step and replaced it on each
+change (a folded result, the turn's leftovers). On every turn of generated trajectories both
+give the same steps."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+
+from hypothesis import given
+from pydantic import MISSING, JsonValue
+
+from agentruns.canonical import RunStep
+from agentruns.formats.atif import _outcome_of, _time, _turn
+from agentruns.models import AtifTrajectory
+from agentruns_generated._json import JsonDateTime
+from tests._settings import PROPERTY_SETTINGS
+from tests.test_conversion_properties import records
+
+
+def _oracle_turn(doc: dict[str, JsonValue], index: int) -> list[RunStep]:
+    """The steps of one turn (its JSON, without ``step_id``)."""
+    rest = dict(doc)
+    at: JsonDateTime | MISSING = MISSING
+    stamp = rest.get("timestamp")
+    if isinstance(stamp, str) and (parsed := _time(stamp)) is not None:
+        at = parsed
+        del rest["timestamp"]
+    if rest.get("source") == "agent":
+        del rest["source"]
+    steps: list[RunStep] = []
+    reasoning = rest.get("reasoning_content")
+    if isinstance(reasoning, str):
+        del rest["reasoning_content"]
+        steps.append(RunStep(kind="thought", message=reasoning, index=index, started_at=at))
+    calls = rest.get("tool_calls")
+    call_steps: list[RunStep] = []
+    if isinstance(calls, list):
+        del rest["tool_calls"]
+        for call in calls:
+            assert isinstance(call, dict)
+            name, call_id, args = call["function_name"], call["tool_call_id"], call["arguments"]
+            assert isinstance(name, str)
+            assert isinstance(call_id, str)
+            extra: dict[str, JsonValue] = {}
+            if "extra" in call:
+                extra["tool_call_extra"] = call["extra"]
+            call_steps.append(
+                RunStep(
+                    kind="tool_call",
+                    name=name,
+                    call_id=call_id,
+                    input=args,
+                    index=index,
+                    started_at=at,
+                    extra=extra or MISSING,
+                )
+            )
+    message = rest.get("message")
+    if isinstance(message, str) and (message or not (steps or call_steps)):
+        del rest["message"]
+        steps.append(RunStep(kind="message", message=message, index=index, started_at=at))
+    elif message == "":
+        del rest["message"]  # an agent turn of calls only: the writer writes "" again
+    results: list[RunStep] = []
+    observation = rest.get("observation")
+    if isinstance(observation, dict):
+        del rest["observation"]
+        folded = -1
+        positions = {step.call_id: i for i, step in reversed(list(enumerate(call_steps)))}
+        found = observation["results"]
+        assert isinstance(found, list)
+        for result in found:
+            assert isinstance(result, dict)
+            source, content = result.get("source_call_id"), result.get("content")
+            k = positions.get(source) if isinstance(source, str) else None
+            outcome = _outcome_of(result)
+            if (
+                k is not None
+                and k > folded
+                and not results
+                and outcome is not None
+                and (isinstance(content, str | list) or ("content" not in result and outcome))
+                and set(result) <= {"source_call_id", "content", "subagent_trajectory_ref", "extra"}
+            ):
+                folded = k
+                claimed = call_steps[k]
+                extra = dict(claimed.extra) if isinstance(claimed.extra, dict) else {}
+                if "subagent_trajectory_ref" in result:
+                    extra["subagent_trajectory_ref"] = result["subagent_trajectory_ref"]
+                call_steps[k] = replace(
+                    claimed,
+                    output=content if isinstance(content, str | list) else MISSING,
+                    extra=extra or MISSING,
+                    status=outcome.get("status", MISSING),
+                    message=outcome.get("message", MISSING),
+                )
+                continue
+            kept_: dict[str, JsonValue] = {}
+            if source is None and "source_call_id" in result:
+                kept_["source_call_id"] = None
+            if "content" in result and not isinstance(content, str | list):
+                kept_["content"] = content
+            if "extra" in result:
+                kept_["result_extra"] = result["extra"]
+            if "subagent_trajectory_ref" in result:
+                kept_["subagent_trajectory_ref"] = result["subagent_trajectory_ref"]
+            results.append(
+                RunStep(
+                    kind="tool_result",
+                    call_id=source if isinstance(source, str) else MISSING,
+                    output=content if isinstance(content, str | list) else MISSING,
+                    index=index,
+                    started_at=at,
+                    extra=kept_ or MISSING,
+                )
+            )
+    ordered = [*steps, *call_steps, *results]
+    if not ordered:
+        ordered = [RunStep(kind="message", index=index, started_at=at)]
+    if rest:
+        first = ordered[0]
+        own = dict(first.extra) if isinstance(first.extra, dict) else {}
+        ordered[0] = replace(first, extra={**rest, **own})
+    return ordered
+
+
+@PROPERTY_SETTINGS
+@given(records("atif"))
+def test_each_turn_reads_as_the_oracle_reads_it(record: AtifTrajectory) -> None:
+    for step in record.steps:
+        doc = step.model_dump(mode="json")
+        del doc["step_id"]
+        assert _turn(dict(doc), step.step_id - 1) == _oracle_turn(dict(doc), step.step_id - 1)
+
+
+def test_a_result_folds_into_its_call_with_its_outcome_and_reference() -> None:
+    doc: dict[str, JsonValue] = json.loads(
+        """{"source": "agent", "message": "", "timestamp": "2026-01-02T03:04:05Z",
+        "tool_calls": [{"tool_call_id": "a", "function_name": "f", "arguments": {}}],
+        "observation": {"results": [{"source_call_id": "a", "content": "out",
+            "subagent_trajectory_ref": [{"trajectory_id": "s"}],
+            "extra": {"status": "error", "message": "boom"}}]},
+        "metrics": {"prompt_tokens": 3}}"""
+    )
+    steps = _turn(dict(doc), 0)
+    assert steps == _oracle_turn(dict(doc), 0)
+    assert steps[0].status == "error"
+    assert steps[0].extra == {
+        "metrics": {"prompt_tokens": 3},
+        "subagent_trajectory_ref": [{"trajectory_id": "s"}],
+    }
