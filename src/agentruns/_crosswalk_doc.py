@@ -11,8 +11,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from agentruns.conversion import Format
 from agentruns.crosswalk import Crosswalk, Row
+from agentruns.formats._base import Format
 
 BEGIN = "<!-- begin generated: python -m agentruns._crosswalk_doc docs/crosswalk.md -->"
 END = "<!-- end generated -->"

@@ -13,10 +13,11 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
-from dataclasses import asdict
+from collections.abc import Callable
 from pathlib import Path
+from typing import Generic, TypeVar
 
-from agentruns.stats import RunFacts
+F = TypeVar("F")
 
 FACTS_VERSION = 3
 """Raised when what a reader makes of a file changes: entries of another version are unused."""
@@ -64,10 +65,19 @@ def _version() -> str:
         return f"?/{FACTS_VERSION}/{prices}"
 
 
-class FactsCache:
-    """The facts of each session file read before, by path and identity."""
+class FactsCache(Generic[F]):
+    """The facts of each session file read before, by path and identity: each kept as the
+    JSON object ``dump`` makes of it, and made again by ``load`` (which may raise
+    ``ValueError``, ``TypeError`` or ``KeyError`` for an entry it cannot read)."""
 
-    def __init__(self, path: Path | None = None) -> None:
+    def __init__(
+        self,
+        load: Callable[[dict[str, object]], F],
+        dump: Callable[[F], dict[str, object]],
+        path: Path | None = None,
+    ) -> None:
+        self._load = load
+        self._dump = dump
         self.path = path or cache_folder() / "sessions.sqlite3"
         self._version = _version()
         self._db: sqlite3.Connection | None = None
@@ -83,7 +93,7 @@ class FactsCache:
         except (OSError, sqlite3.Error):
             self._db = None  # no cache: every file is read
 
-    def get(self, path: str, ident: str) -> list[RunFacts] | None:
+    def get(self, path: str, ident: str) -> list[F] | None:
         if self._db is None:
             return None
         try:
@@ -96,14 +106,14 @@ class FactsCache:
         if row is None:
             return None
         try:
-            return [RunFacts.from_json(value) for value in json.loads(row[0])]
+            return [self._load(value) for value in json.loads(row[0])]
         except (ValueError, TypeError, KeyError):
             return None  # an entry this version cannot read: the file is read again
 
-    def put(self, path: str, ident: str, facts: list[RunFacts]) -> None:
+    def put(self, path: str, ident: str, facts: list[F]) -> None:
         if self._db is None:
             return
-        text = json.dumps([asdict(one) for one in facts])
+        text = json.dumps([self._dump(one) for one in facts])
         try:
             self._db.execute(
                 "INSERT OR REPLACE INTO facts VALUES (?, ?, ?, ?)",

@@ -23,8 +23,8 @@ from typing import Any, Final, Generic, Literal, TypeVar
 
 from pydantic import MISSING, BaseModel, JsonValue
 
+from agentruns._results import Derived
 from agentruns.canonical import Run
-from agentruns.conversion import Derived
 from agentruns.derivations import Derivation
 
 __all__ = [

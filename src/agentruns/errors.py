@@ -25,7 +25,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from agentruns.conversion import Loss
+    from agentruns._results import Loss
 
 __all__ = [
     "AgentrunsError",

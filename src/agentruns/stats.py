@@ -707,7 +707,7 @@ def add_sessions(
         stats.since = since
     if until is not None:
         stats.until = until
-    remembered = FactsCache() if cache else None
+    remembered = FactsCache(RunFacts.from_json, asdict) if cache else None
     try:
         _add_sessions(stats, folder, jobs, remembered, stats.since, problem)
     finally:
@@ -719,7 +719,7 @@ def _add_sessions(
     stats: RunStats,
     folder: str,
     jobs: int | None,
-    cache: FactsCache | None,
+    cache: FactsCache[RunFacts] | None,
     since: str | None,
     problem: Callable[[str, str], None] | None,
 ) -> None:

@@ -14,9 +14,9 @@ from pydantic import MISSING, JsonValue
 from typing_extensions import TypeIs
 
 from agentruns.canonical import Run, RunStep, Status
-from agentruns.conversion import CARRY_PROPERTY, Format, is_carry
 from agentruns.crosswalk import Crosswalk, Writing, kept, required
 from agentruns.derivations import Derivation, derive_run_id, derive_status
+from agentruns.formats._base import CARRY_PROPERTY, Format, is_carry
 from agentruns.formats._shared import status_from_agentrun, status_to_agentrun
 from agentruns.models import AgentRun, AgentRunStatus, Metrics, Result, StepType
 from agentruns.models import Step as AgentStep

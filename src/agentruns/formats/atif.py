@@ -35,9 +35,9 @@ from typing import Any, ClassVar, Final, TypeVar
 from pydantic import MISSING, JsonValue, TypeAdapter, ValidationError
 
 from agentruns.canonical import Run, RunStep
-from agentruns.conversion import CARRY_PROPERTY, Format, is_carry
 from agentruns.crosswalk import Crosswalk, Writing, kept, required
 from agentruns.derivations import Derivation
+from agentruns.formats._base import CARRY_PROPERTY, Format, is_carry
 from agentruns.models import AtifAgent, AtifFinalMetrics, AtifStep, AtifTrajectory
 from agentruns_generated import _ecma
 from agentruns_generated._json import JsonDateTime

@@ -13,10 +13,11 @@ from typing import ClassVar, get_args
 from pydantic import MISSING, JsonValue
 from typing_extensions import TypeIs
 
+from agentruns._results import Derived
 from agentruns.canonical import Run, RunStep, Status
-from agentruns.conversion import Derived, Format, is_carry
 from agentruns.crosswalk import Crosswalk, Writing, kept, required
 from agentruns.derivations import Derivation, derive_run_id, derive_started_at, derive_status
+from agentruns.formats._base import Format, is_carry
 from agentruns.formats._shared import CortexStatus, status_from_cortex, status_to_cortex
 from agentruns.models import (
     CortexRunJournal,

@@ -13,7 +13,6 @@ from typing import TYPE_CHECKING, ClassVar
 from pydantic import MISSING, JsonValue
 
 from agentruns.canonical import Run, RunStep
-from agentruns.conversion import Format
 from agentruns.crosswalk import Crosswalk, Writing, kept, required
 from agentruns.derivations import (
     Derivation,
@@ -21,6 +20,7 @@ from agentruns.derivations import (
     derive_harness_total,
     derive_total_tokens,
 )
+from agentruns.formats._base import Format
 from agentruns.models import (
     Codebase,
     Conversation,

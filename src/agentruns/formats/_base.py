@@ -1,0 +1,159 @@
+"""What a run record format is: a reader, a writer, and where it keeps foreign data.
+
+The base every format derives from (``Format``), what a format's coverage declares, and the
+shape of a carry payload: what the formats need of the conversion machinery, kept apart from
+it so that no format imports the module that registers and converts them."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, ClassVar, Generic, Literal, TypeVar
+
+from pydantic import BaseModel, JsonValue
+
+from agentruns._results import Derived, Written
+from agentruns.canonical import FIELDS, Run
+from agentruns.crosswalk import Crosswalk, Writing
+
+__all__ = [
+    "CARRY_PROPERTY",
+    "CARRY_VERSION",
+    "WHOLE",
+    "Coverage",
+    "Format",
+    "Use",
+    "fields",
+    "is_carry",
+]
+
+M = TypeVar("M", bound=BaseModel)
+
+CARRY_VERSION = 1
+
+CARRY_PROPERTY = "x-agentruns-carry"
+"""The property name under which a format with a free-form object keeps carried data (an
+``x-`` name: no schema gives it a meaning)."""
+
+
+_CARRY_KEYS = frozenset({"version", "origin", "fields", "absent"})
+
+
+def is_carry(value: JsonValue) -> bool:
+    """Whether a value has the shape of a payload this version writes (not whether its
+    values validate): formats read any other value under their reserved name as user data."""
+    if not isinstance(value, dict) or set(value) != _CARRY_KEYS:
+        return False
+    fields, absent = value["fields"], value["absent"]
+    return (
+        value["version"] == CARRY_VERSION
+        and type(value["version"]) is int
+        and isinstance(value["origin"], str)
+        and isinstance(fields, dict)
+        and all(name in _FIELD_SET for name in fields)
+        and isinstance(absent, list)
+        and all(isinstance(name, str) and name in _FIELD_SET for name in absent)
+    )
+
+
+_FIELD_SET = frozenset(FIELDS)
+
+
+Use = Literal["read", "lost"]
+"""What a reader does with a model field: reads it into the canonical run, or (declared) does
+not, so a conversion reports it lost whenever a record has it."""
+
+WHOLE: Literal["whole"] = "whole"
+"""A model its reader keeps whole as JSON (every field, present and future, is read)."""
+
+Coverage = Mapping[str, "Mapping[str, Use] | Literal['whole']"]
+"""Per model of a format, by class name: what its reader does with each field. Keyed by
+name, so models regenerated from a newer schema are judged by the same declarations."""
+
+F = TypeVar("F", bound=str)
+
+
+def _coverage_of(table: Crosswalk[Any, Any]) -> dict[str, Mapping[str, Use] | Literal["whole"]]:
+    """What a crosswalk reads: every field it has a row for, per model; the models inside a
+    value read whole, whole."""
+    from agentruns._coverage import reachable_from
+
+    found: dict[str, Mapping[str, Use] | Literal["whole"]] = {}
+    for part in table.tables():
+        found[part.model.__name__] = {row.field: "read" for row in part.rows}
+    for model, name in table.whole_fields():
+        for inner in reachable_from(model.model_fields[name].annotation):
+            found.setdefault(inner.__name__, WHOLE)
+    return found
+
+
+def fields(declared: Mapping[F, Use]) -> dict[str, Use]:
+    """A declaration keyed by a generated ``<Model>Field`` literal, as the coverage table
+    holds it: keying by the literal lets mypy reject a field the model no longer has."""
+    return {str(name): use for name, use in declared.items()}
+
+
+class Format(Generic[M]):
+    """A run record format: a reader, a writer, and where it can keep foreign data.
+
+    Subclass it, set ``name``, ``model`` and ``crosswalk`` (the table of what each field of
+    the model is in the canonical run, ``agentruns.crosswalk``), and ``register`` an instance:
+    the reader, the writer, the pointers of loss reports and the coverage all follow from the
+    table, and so does every conversion to and from the other formats. A format may instead
+    implement ``read`` and ``write`` by hand and declare ``pointers`` and ``coverage``.
+    """
+
+    name: ClassVar[str]
+    model: type[M]
+    crosswalk: ClassVar[Crosswalk[Any, Run] | None] = None
+    """The format's table (see ``agentruns.crosswalk``)."""
+    pointers: ClassVar[dict[str, str]] = {}
+    """Canonical field -> JSON pointer in this format, where it is not ``/<field name>``
+    (computed from the crosswalk when there is one)."""
+    coverage: ClassVar[Coverage] = {}
+    """What ``read`` does with every field of every model of the format (``fields`` per
+    model, or ``WHOLE``), computed from the crosswalk when there is one. A field it does not
+    name is reported lost by ``convert``, never dropped."""
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        table = cls.__dict__.get("crosswalk")
+        if table is not None:
+            cls.pointers = dict(table.pointers())
+            cls.coverage = _coverage_of(table)
+
+    def read(self, record: M) -> Run:
+        """The run the record describes, from its own fields (ignore any carried data)."""
+        table = self.crosswalk
+        if table is None:
+            raise NotImplementedError(f"{type(self).__name__} has no crosswalk and no read")
+        run: Run = table.read(record)
+        return run
+
+    def write(self, run: Run) -> Written[M]:
+        """The record for a run; derive (and report) what the format requires but the run lacks."""
+        table = self.crosswalk
+        if table is None:
+            raise NotImplementedError(f"{type(self).__name__} has no crosswalk and no write")
+        derived: list[Derived] = []
+        record: M = table.write(run, Writing(run, run, derived))
+        return Written(record, tuple(derived))
+
+    def pointer(self, field: str) -> str:
+        """JSON pointer, in this format's documents, of the value behind a canonical field."""
+        return self.pointers.get(field, "/" + field)
+
+    def carried(self, record: M) -> dict[str, JsonValue] | None:
+        """Data carried for another format in this record, if any (see ``carry``).
+
+        Return only a payload that ``is_carry`` recognises; anything else under the reserved
+        name is the user's own data and is read like any other value.
+        """
+        return None
+
+    def carried_at(self, record: M) -> str:
+        """JSON pointer of the carried payload in ``record`` (for loss reports)."""
+        return ""
+
+    def carry(self, record: M, payload: dict[str, JsonValue]) -> M | None:
+        """The record with ``payload`` kept in a free-form place, or None if there is none."""
+        return None
