@@ -135,3 +135,25 @@ def test_show_fits_a_run_in_80_columns() -> None:
         assert code == 0, path
         too_wide = [line for line in out.splitlines() if len(line) > 80]
         assert too_wide == [], path
+
+
+def test_open_session_gives_the_transcript_why_not_or_none_for_a_file_no_harness_wrote(
+    tmp_path: Path,
+) -> None:
+    from agentruns.transcripts import Transcript, Unreadable, open_session
+
+    session = tmp_path / "s.jsonl"
+    session.write_text(
+        '{"type":"user","sessionId":"s","uuid":"u1","timestamp":"2026-01-01T00:00:00Z",'
+        '"message":{"role":"user","content":"hi"}}\n'
+    )
+    other = tmp_path / "notes.jsonl"
+    other.write_text('{"hello": "world"}\n')
+    opened = open_session(str(session))
+    assert isinstance(opened, Transcript)
+    assert opened.harness == "claude-code-session"
+    assert open_session(str(other)) is None
+    gone = open_session(str(tmp_path / "gone.jsonl"), "claude-code-session")
+    assert isinstance(gone, Unreadable)
+    assert gone.reason
+    assert not gone.reason.startswith(str(tmp_path))  # the name is not said twice

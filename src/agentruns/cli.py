@@ -1461,7 +1461,7 @@ def _runs_to_show(
     """(where, format or harness, the run or None, the problems) of each run in FILE: the
     records of a file, the session a session file is, the sessions of a folder."""
     from agentruns.conversion import to_canonical
-    from agentruns.transcripts import TranscriptError, candidates, detect, load
+    from agentruns.transcripts import Unreadable, candidates, open_session
 
     harness = _session_file(file) if fmt == "auto" else None
     if harness is not None or (file != "-" and os.path.isdir(file)):
@@ -1471,15 +1471,12 @@ def _runs_to_show(
             for path, reason in unreadable:
                 yield path, None, None, [("", f"unreadable: {reason}")]
             unreadable.clear()
-            try:
-                kind = known if known is not None else detect(name)
-            except TranscriptError:
-                continue  # no session
-            try:
-                yield name, kind, load(name, kind).run, []
-            except (AgentrunsError, OSError, ValueError) as error:
-                said = str(error).removeprefix(f"{name}: ")
+            transcript = open_session(name, known)
+            if isinstance(transcript, Unreadable):
+                said = transcript.reason
                 yield name, None, None, [("", f"cannot show this session: {said}")]
+            elif transcript is not None:
+                yield name, transcript.harness, transcript.run, []
         for path, reason in unreadable:
             yield path, None, None, [("", f"unreadable: {reason}")]
         return

@@ -432,19 +432,14 @@ def session_spans(item: tuple[str, str | None]) -> tuple[bytes | None, str | Non
     """Batch work for a session (what ``agentruns.transcripts.load`` takes, and its harness or
     None to sniff): its ``ResourceSpans`` as one line of JSON, or why it cannot be read;
     (None, None) for a file no harness wrote."""
-    from agentruns.errors import AgentrunsError
-    from agentruns.transcripts import TranscriptError, detect, load
+    from agentruns.transcripts import Unreadable, open_session
 
-    name, harness = item
-    try:
-        found = harness if harness is not None else detect(name)
-    except TranscriptError:
-        return None, None
-    try:
-        run = load(name, found).run
-    except (AgentrunsError, OSError, ValueError) as error:
-        return None, str(error).removeprefix(f"{name}: ")
-    return _json_line(resource_spans(run, fmt=found, content=name)), None
+    name, _ = item
+    transcript = open_session(*item)
+    if transcript is None or isinstance(transcript, Unreadable):
+        return None, None if transcript is None else transcript.reason
+    spans = resource_spans(transcript.run, fmt=transcript.harness, content=name)
+    return _json_line(spans), None
 
 
 def _json_line(value: JsonValue) -> bytes:

@@ -610,19 +610,11 @@ def _number(value: JsonValue) -> str:
 def _session_facts(item: tuple[str, str | None]) -> RunFacts | str | None:
     """The facts of one session (in a worker process), why it cannot be read, or None for a
     file no harness recognizes (``harness`` None: sniffed here, not in the walk)."""
-    from agentruns.errors import AgentrunsError
-    from agentruns.transcripts import TranscriptError, detect, load
+    from agentruns.transcripts import Unreadable, open_session
 
-    name, harness = item
-    try:
-        if harness is None:
-            harness = detect(name)
-    except TranscriptError:
-        return None
-    try:
-        transcript = load(name, harness)
-    except (AgentrunsError, OSError, ValueError) as error:
-        return str(error)
+    transcript = open_session(*item)
+    if transcript is None or isinstance(transcript, Unreadable):
+        return transcript if transcript is None else transcript.reason
     facts = RunFacts.of(transcript.run, transcript.harness)
     facts.usage = _usage(transcript.rounds, facts.started)
     _price(facts, transcript.rounds)

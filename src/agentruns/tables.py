@@ -365,27 +365,30 @@ def export_sessions(items: Iterable[tuple[str, str | None]]) -> Exported:
     whose format is its harness; one that cannot be read is rejected with the reason."""
     require_pyarrow()
     from agentruns.errors import AgentrunsError
-    from agentruns.transcripts import TranscriptError, detect, load
+    from agentruns.transcripts import Unreadable, open_session
 
     columns = _Columns()
     problems: list[tuple[str, int, str, str]] = []
     tally = Tally()
     for name, harness in items:
-        try:
-            found = harness if harness is not None else detect(name)
-        except TranscriptError:
+        transcript = open_session(name, harness)
+        if transcript is None:
             continue  # no session
         tally.records += 1
-        try:
-            add_run(columns, load(name, found).run, found, name, 0)
-        except Unfit as error:
-            problems += [(name, 0, pointer, message) for pointer, message in error.problems]
-        except (AgentrunsError, OSError, ValueError) as error:
-            problems.append((name, 0, "", str(error).removeprefix(f"{name}: ")))
+        if isinstance(transcript, Unreadable):
+            problems.append((name, 0, "", transcript.reason))
         else:
-            tally.accepted += 1
-            tally.by_format[found] = tally.by_format.get(found, 0) + 1
-            continue
+            found = transcript.harness
+            try:
+                add_run(columns, transcript.run, found, name, 0)
+            except Unfit as error:
+                problems += [(name, 0, pointer, message) for pointer, message in error.problems]
+            except (AgentrunsError, ValueError) as error:
+                problems.append((name, 0, "", str(error)))
+            else:
+                tally.accepted += 1
+                tally.by_format[found] = tally.by_format.get(found, 0) + 1
+                continue
         tally.rejected += 1
     return _exported(columns, [], problems, tally)
 

@@ -29,7 +29,7 @@ from pydantic import MISSING, TypeAdapter, ValidationError
 from agentruns._harnesses import HarnessName
 from agentruns.canonical import STEP_FAILED, Run, RunStep, Status
 from agentruns.derivations import derive_total_tokens
-from agentruns.errors import DescriptorError, InputError, TranscriptError
+from agentruns.errors import AgentrunsError, DescriptorError, InputError, TranscriptError
 from agentruns.transcripts import (
     _aider,
     _claude,
@@ -68,11 +68,13 @@ __all__ = [
     "ToolCall",
     "Transcript",
     "TranscriptError",
+    "Unreadable",
     "candidates",
     "descriptor",
     "detect",
     "import_run",
     "load",
+    "open_session",
     "read",
     "sessions",
     "summarize",
@@ -459,6 +461,29 @@ def load(
         skipped,
         _total([r.total_tokens for r in rounds], spec.aggregation),
     )
+
+
+@dataclass(frozen=True, slots=True)
+class Unreadable:
+    """A session file that cannot be read, and why."""
+
+    name: str
+    reason: str
+    """What went wrong (the file's name not repeated)."""
+
+
+def open_session(name: str, harness: str | None = None) -> Transcript | Unreadable | None:
+    """One candidate of a folder walk (``candidates``: what ``load`` takes, and its harness
+    or None to recognize it here): its transcript, why it cannot be read, or None for a file
+    no harness wrote. Every command that takes session files reads them through this."""
+    try:
+        found = harness if harness is not None else detect(name)
+    except TranscriptError:
+        return None  # no session
+    try:
+        return load(name, found)
+    except (AgentrunsError, OSError, ValueError) as error:
+        return Unreadable(name, str(error).removeprefix(f"{name}: "))
 
 
 def _spooled(stack: ExitStack) -> str:
