@@ -762,6 +762,16 @@ def _split_sessions(inputs: tuple[str, ...]) -> tuple[tuple[str, ...], list[tupl
     return tuple(records), sessions
 
 
+def _as_sessions(inputs: tuple[str, ...]) -> list[str]:
+    """The inputs read as sessions, in order: folders (each session in them a run) and the
+    files a harness wrote (a folder of one session); the others are files of records."""
+    return [
+        name
+        for name in inputs
+        if name != "-" and (os.path.isdir(name) or _session_file(name) is not None)
+    ]
+
+
 _NOT_RECORDS = (
     "a {harness} file, not run records: `agentruns import` makes records of it; "
     "`agentruns show` and `agentruns stats` read it as it is"
@@ -1068,9 +1078,8 @@ def stats_command(
         stats.add(facts_from(outcome.output))
 
     inputs = files or ("-",)
-    folders = [name for name in inputs if name != "-" and os.path.isdir(name)]
-    records, session_files = _split_sessions(tuple(n for n in inputs if n not in folders))
-    folders += [name for name, _ in session_files]  # a session file: a folder of one session
+    folders = _as_sessions(inputs)
+    records = [name for name in inputs if name not in folders]
     tally = Tally()
     if records or not folders:
         tally = drive(
@@ -1187,15 +1196,14 @@ def export_command(
     report = Reporter("text", max_errors, err=True)
     tally = Tally()
     layout: Layout | None = "jsonl" if jsonl else None
-    _, session_files = _split_sessions(tuple(n for n in inputs if not os.path.isdir(n)))
-    sessions = {name for name, _ in session_files}
+    sessions = set(_as_sessions(inputs))
     with _outputs(inputs, {"-o": folder, "--rejects": rejects}) as outputs:
         _refuse_folder(folder)
         export = outputs.hold("-o", ParquetExport(folder))
         reject_out = _opened(outputs, "--rejects")
         with _shown(_progress(quiet, "exported", () if sessions else inputs)) as progress:
             for path in inputs:
-                if path in sessions or (path != "-" and os.path.isdir(path)):
+                if path in sessions:
                     _export_sessions(path, export, tally, report, jobs, progress)
                     continue
                 try:
@@ -1291,9 +1299,7 @@ def _export_otlp(
             send(outcome.output)
             exported += 1
 
-        _, session_files = _split_sessions(tuple(n for n in inputs if not os.path.isdir(n)))
-        sources = {name for name, _ in session_files}
-        sources |= {name for name in inputs if name != "-" and os.path.isdir(name)}
+        sources = set(_as_sessions(inputs))
         records = [name for name in inputs if name not in sources]
         tally = Tally()
         if records or not sources:
