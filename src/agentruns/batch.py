@@ -25,6 +25,7 @@ from types import TracebackType
 
 from pydantic import BaseModel
 
+from agentruns._rejects import Problem, rejection
 from agentruns._workers import OrderedMap, jobs_for
 from agentruns.conversion import Conversion, convert, format_named
 from agentruns.detect import MODELS, detect
@@ -63,8 +64,6 @@ __all__ = [
 ]
 
 
-Problem = tuple[str, str]
-"""(JSON pointer into the document, message); the pointer is ``""`` for the whole document."""
 Problems = tuple[Problem, ...]
 
 
@@ -234,28 +233,6 @@ def reject_line(raw: Raw, problems: tuple[Problem, ...]) -> bytes:
     """The record's line for a rejects file: where it was, why, and its original text."""
     text = raw.raw.decode("utf-8", errors="surrogateescape")
     return rejection(raw.source, raw.line, problems, text)
-
-
-def rejection(
-    file: str, line: int, problems: tuple[Problem, ...], record: str | None, error: str = ""
-) -> bytes:
-    """A line of a rejects file, the one shape every command writes::
-
-        {"file": ..., "line": ..., "error": ..., "problems": [{"pointer": ..., "message": ...}],
-         "record": ...}
-
-    ``line`` is 0 for what is not a line of its file (a transcript), ``record`` the original
-    text (null where there is none: an imported run), ``error`` every problem on one line
-    (or what went wrong as a whole, before them). ASCII, so any tool can read it."""
-    said = "; ".join(f"{pointer or '/'}: {message}" for pointer, message in problems)
-    entry = {
-        "file": file,
-        "line": line,
-        "error": f"{error}: {said}" if error and said else error or said,
-        "problems": [{"pointer": pointer, "message": message} for pointer, message in problems],
-        "record": record,
-    }
-    return json.dumps(entry, ensure_ascii=True).encode("ascii") + b"\n"
 
 
 class Boundary:

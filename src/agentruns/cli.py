@@ -57,7 +57,7 @@ if TYPE_CHECKING:
     from agentruns.canonical import Run
     from agentruns.otlp import Collector, TracesFile
     from agentruns.tables import ParquetExport
-    from agentruns.transcripts._importing import RunImport
+    from agentruns.transcripts import RunImport
 
 __all__ = [
     "EXIT_INVALID",
@@ -666,7 +666,7 @@ def _imported(
         return names, None
     from dataclasses import replace
 
-    from agentruns.transcripts._importing import import_run
+    from agentruns.transcripts import import_run
 
     done = import_run(
         names, to, harness=harness, values=values, conversation=conversation, override=override
@@ -681,7 +681,7 @@ def _import_failed(
 ) -> tuple[RunImport | _Unreadable, bytes | None]:
     if isinstance(names, _Unreadable):
         return names, None
-    from agentruns.transcripts._importing import RunImport
+    from agentruns.transcripts import RunImport
 
     why = f"the worker reading it ended ({type(error).__name__}: {error})"
     return RunImport(tuple(names), None, why), None
