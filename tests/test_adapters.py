@@ -91,8 +91,8 @@ def test_an_adapter_offered_by_an_entry_point_reaches_the_command_line(
     monkeypatch.setattr(importlib.metadata, "entry_points", entry_points)
     import agentruns.cli
 
-    cli = importlib.reload(agentruns.cli)  # choices are read when the command is built
-    assert "tasklog" in cli.FORMATS
+    cli = importlib.reload(agentruns.cli)  # plugins are looked for once per process
+    assert "tasklog" in cli._format_names()
     assert "format plugin 'broken' did not load" in capsys.readouterr().err
     source = Path(__file__).parent / "fixtures" / "portable.min.json"
     result = CliRunner().invoke(cli.main, ["convert", "--to", "tasklog", str(source)])

@@ -20,7 +20,7 @@ from datetime import datetime, tzinfo
 from functools import partial
 from pathlib import Path
 from types import FrameType
-from typing import IO, TYPE_CHECKING, NoReturn
+from typing import IO, TYPE_CHECKING, Any, NoReturn
 
 import click
 
@@ -94,8 +94,46 @@ def _load_plugin_formats() -> None:
             )
 
 
-_load_plugin_formats()
-FORMATS = sorted(MODELS)
+_PLUGINS: list[bool] = []
+
+
+def _with_plugins() -> None:
+    """The plugins registered, once per process, when a command first needs the formats."""
+    if not _PLUGINS:
+        _PLUGINS.append(True)
+        _load_plugin_formats()
+
+
+def _format_names() -> list[str]:
+    """Every registered format's name, plugins included (loading the formats: a command
+    that reads only session files never calls it)."""
+    _with_plugins()
+    return sorted(MODELS)
+
+
+class _FormatChoice(click.Choice[str]):
+    """A registered format's name (or ``auto``), the formats read when first needed: naming
+    the choices when the command is built would load every format's models at start-up."""
+
+    def __init__(self, *, auto: bool = False) -> None:
+        super().__init__((), case_sensitive=True)
+        self._auto = auto
+
+    @property
+    def choices(self) -> tuple[str, ...]:
+        names = tuple(_format_names())
+        return ("auto", *names) if self._auto else names
+
+    @choices.setter
+    def choices(self, value: tuple[str, ...]) -> None:
+        pass  # the registry is the one list
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> str:
+        if self._auto and value == "auto":
+            return "auto"  # the default of every reading command: no format loaded for it
+        return super().convert(value, param, ctx)
+
+
 EXIT_OK = 0
 EXIT_INVALID = 1
 """Some input was invalid or unreadable (every valid record was still handled)."""
@@ -281,6 +319,7 @@ class _Commands(click.Group):
 @click.version_option(package_name="agentruns")
 def main() -> None:
     """The command line: one subcommand per job (its --help says how)."""
+    _with_plugins()
 
 
 def _output_format(function: Callable[..., None]) -> Callable[..., None]:
@@ -308,7 +347,7 @@ def _format_option(what: str) -> Callable[[Callable[..., None]], Callable[..., N
     return click.option(
         "--format",
         "fmt",
-        type=click.Choice(["auto", *FORMATS]),
+        type=_FormatChoice(auto=True),
         default="auto",
         show_default=True,
         help=what,
@@ -428,11 +467,11 @@ class _shown:
 
 @main.command("convert", epilog=_EPILOG, short_help="Convert records to another format.")
 @click.argument("inputs", nargs=-1, required=True)
-@click.option("--to", "to", type=click.Choice(FORMATS), required=True, help="Target format.")
+@click.option("--to", "to", type=_FormatChoice(), required=True, help="Target format.")
 @click.option(
     "--from",
     "source",
-    type=click.Choice(["auto", *FORMATS]),
+    type=_FormatChoice(auto=True),
     default="auto",
     show_default=True,
     help="The format of the inputs; auto: the format each record's shape says.",
@@ -844,7 +883,7 @@ def _sidecar(path: str) -> dict[str, JsonValue]:
 @click.option(
     "--to",
     "to",
-    type=click.Choice(FORMATS),
+    type=_FormatChoice(),
     default="atif",
     show_default=True,
     help="Target format (ATIF, the trajectory format agents' own tools read, by default).",
@@ -1507,11 +1546,10 @@ def _note(into: list[tuple[str, str]]) -> Callable[[str, str], None]:
     "schema",
     epilog=_EPILOG,
     short_help="Print the JSON Schema of a format.",
-    help="Print the JSON Schema the models enforce for FORMAT (one of "
-    + ", ".join(FORMATS)
-    + "; for agentrun, the translation of its JSON Structure schema).",
+    help="Print the JSON Schema the models enforce for a format (for agentrun, the "
+    "translation of its JSON Structure schema).",
 )
-@click.argument("format_name", metavar="FORMAT", type=click.Choice(FORMATS))
+@click.argument("format_name", type=_FormatChoice())
 @click.option("--source", is_flag=True, help="The vendored original (JSON Structure for agentrun).")
 def schema_command(format_name: str, source: bool) -> None:
     text = schema_text(format_name, source=source)
