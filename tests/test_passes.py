@@ -353,3 +353,41 @@ def test_field_docs_list_each_models_fields_in_its_docstring() -> None:
             count: StrictInt
     ''')
     assert field_docs(before) == after
+
+
+def test_deferred_build_leaves_out_the_generators_model_rebuild_calls() -> None:
+    from codegen.passes.deferred_build import deferred_build
+
+    before = code("""
+        class Trajectory(JsonModel):
+            subagents: list[Trajectory] | MISSING = MISSING
+
+
+        Trajectory.model_rebuild()
+        Trajectory.model_rebuild(force=True)
+    """)
+    after = code("""
+        class Trajectory(JsonModel):
+            subagents: list[Trajectory] | MISSING = MISSING
+
+
+        Trajectory.model_rebuild(force=True)
+    """)
+    assert deferred_build(before) == after
+
+
+def test_a_model_with_a_forward_reference_is_built_on_first_use_not_at_import() -> None:
+    import subprocess
+    import sys
+
+    script = (
+        "import agentruns_generated.atif as a\n"
+        "assert not a.AtifTrajectory.__pydantic_complete__\n"
+        "doc = {'schema_version': 'ATIF-v1.6', 'agent': {'name': 'a', 'version': '1'},"
+        " 'steps': [], 'subagent_trajectories': [{'schema_version': 'ATIF-v1.6',"
+        " 'trajectory_id': 't', 'agent': {'name': 'a', 'version': '1'}, 'steps': []}]}\n"
+        "record = a.AtifTrajectory.model_validate(doc)\n"
+        "assert type(record.subagent_trajectories[0]) is a.AtifTrajectory\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr

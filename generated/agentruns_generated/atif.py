@@ -941,6 +941,3 @@ AtifTrajectoryField = Literal[
     "subagent_trajectories",
 ]
 """The fields of ``AtifTrajectory``, for mappers to declare what they do with each."""
-
-
-AtifTrajectory.model_rebuild()
