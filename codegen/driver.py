@@ -33,6 +33,7 @@ from codegen._json import Json, JsonObject, dump_json
 from codegen.diagnostics import CodegenError, Diagnostic, Severity
 from codegen.normalize import FORMAT_TYPES, JSON_VALUE
 from codegen.passes.deferred_build import deferred_build
+from codegen.passes.field_descriptions import field_descriptions
 from codegen.passes.field_docs import field_docs
 from codegen.passes.field_literals import field_literals
 from codegen.passes.json_ints import constrained_json_ints
@@ -144,7 +145,7 @@ def generate_models(
         raise CodegenError(
             [Diagnostic(source.schema_path, "", str(error), Severity.ERROR)]
         ) from None
-    return tidy(deferred_build(field_docs(output)))
+    return tidy(field_descriptions(deferred_build(field_docs(output))))
 
 
 def _dropped_rules(schema: JsonObject, code: str) -> list[str]:

@@ -391,3 +391,55 @@ def test_a_model_with_a_forward_reference_is_built_on_first_use_not_at_import() 
     )
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
+
+
+def test_field_descriptions_give_each_documented_field_its_docstring_as_description() -> None:
+    import ast
+
+    from codegen.passes.field_descriptions import field_descriptions
+
+    before = code('''
+        from pydantic import Field
+
+
+        class Step(JsonModel):
+            type: Literal["thought", "tool_call"]
+            """
+            What the step is.
+              Indented lines keep their indent.
+            """
+            name: Annotated[StrictStr, Field(min_length=1)] | MISSING = MISSING
+            """The tool's name."""
+            note: StrictStr | MISSING = MISSING
+    ''')
+    described = ast.parse(field_descriptions(before))
+    step = described.body[1]
+    assert isinstance(step, ast.ClassDef)
+    defaults = {
+        statement.target.id: statement.value and ast.unparse(statement.value)
+        for statement in step.body
+        if isinstance(statement, ast.AnnAssign) and isinstance(statement.target, ast.Name)
+    }
+    assert defaults == {
+        "type": "Field(description='What the step is.\\n  Indented lines keep their indent.')",
+        "name": 'Field(MISSING, description="The tool\'s name.")',
+        "note": "MISSING",
+    }
+    assert ast.get_docstring(step) is None  # the docstrings under the fields stay
+    assert sum(isinstance(s, ast.Expr) for s in step.body) == 2
+
+
+def test_field_descriptions_import_field_when_the_module_does_not() -> None:
+    from codegen.passes.field_descriptions import field_descriptions
+
+    before = code('''
+        from pydantic import MISSING
+
+
+        class Step(JsonModel):
+            note: StrictStr | MISSING = MISSING
+            """A note."""
+    ''')
+    described = field_descriptions(before)
+    assert "from pydantic import Field as _DescribedField\n" in described
+    assert "= _DescribedField(MISSING, description='A note.')" in described

@@ -65,8 +65,9 @@ class JsonModel(BaseModel):
     the package stays cheap for services that use a few of the models.
     ``allow_inf_nan=False``: JSON has no NaN or infinity; a model holding one could not be
     written back as JSON.
-    ``use_attribute_docstrings``: a schema's description, written under its field, is the
-    field's ``description`` too (``model_fields``, ``model_json_schema()``, IDEs).
+    A schema's description is written under its field (editors show it) and given as its
+    ``Field(description=...)`` (``model_fields``, ``model_json_schema()``), by the build step:
+    pydantic's ``use_attribute_docstrings`` would parse every class's source at import.
     ``serialize_by_alias``: a property whose name is no Python name (``class``, ``None``) has
     a Python name with an alias; a record is written with its schema's names all the same.
     ``protected_namespaces=()``: the generator already renames a property that would shadow a
@@ -77,7 +78,6 @@ class JsonModel(BaseModel):
     model_config = ConfigDict(
         defer_build=True,
         allow_inf_nan=False,
-        use_attribute_docstrings=True,
         serialize_by_alias=True,
         protected_namespaces=(),
     )

@@ -148,51 +148,61 @@ class AgentRun(JsonModel):
     __annotations__ = {
         "__pydantic_extra__": dict[str, JsonValue],
     }
-    run_id: Annotated[StrictStr, Field(examples=["run_01HXY8N3JV3QABC"])]
+    run_id: Annotated[StrictStr, Field(examples=["run_01HXY8N3JV3QABC"])] = Field(
+        description="Stable identifier for this agent run."
+    )
     """
     Stable identifier for this agent run.
     """
-    agent_id: Annotated[StrictStr, Field(examples=["support-triage-agent"])]
+    agent_id: Annotated[StrictStr, Field(examples=["support-triage-agent"])] = Field(
+        description="Identifier of the agent being executed."
+    )
     """
     Identifier of the agent being executed.
     """
-    framework: Annotated[StrictStr, Field(examples=["langgraph"])] | MISSING = MISSING
+    framework: Annotated[StrictStr, Field(examples=["langgraph"])] | MISSING = Field(
+        MISSING, description="Framework or runtime that executed the run."
+    )
     """
     Framework or runtime that executed the run.
     """
     goal: Annotated[
         StrictStr,
         Field(examples=["Triage ticket #4821 from Acme Corp about a failed invoice export."]),
-    ]
+    ] = Field(description="Natural-language goal or input given to the agent.")
     """
     Natural-language goal or input given to the agent.
     """
     status: Annotated[
         Literal["queued", "running", "awaiting-human", "completed", "failed", "cancelled"],
         Field(examples=["completed"]),
-    ]
+    ] = Field(description="Current status of the run.")
     """
     Current status of the run.
     """
-    started_at: Annotated[JsonDateTime, Field(examples=["2026-05-19T14:22:01Z"])] | MISSING = (
-        MISSING
+    started_at: Annotated[JsonDateTime, Field(examples=["2026-05-19T14:22:01Z"])] | MISSING = Field(
+        MISSING, description="Timestamp when the run started."
     )
     """
     Timestamp when the run started.
     """
-    ended_at: Annotated[JsonDateTime, Field(examples=["2026-05-19T14:22:38Z"])] | MISSING = MISSING
+    ended_at: Annotated[JsonDateTime, Field(examples=["2026-05-19T14:22:38Z"])] | MISSING = Field(
+        MISSING, description="Timestamp when the run finished."
+    )
     """
     Timestamp when the run finished.
     """
-    steps: list[Step] | MISSING = MISSING
+    steps: list[Step] | MISSING = Field(
+        MISSING, description="Ordered list of steps taken by the agent."
+    )
     """
     Ordered list of steps taken by the agent.
     """
-    result: Result | MISSING = MISSING
+    result: Result | MISSING = Field(MISSING, description="Final result produced by the agent.")
     """
     Final result produced by the agent.
     """
-    metrics: Metrics | MISSING = MISSING
+    metrics: Metrics | MISSING = Field(MISSING, description="Run-level metrics.")
     """
     Run-level metrics.
     """
@@ -201,7 +211,9 @@ class AgentRun(JsonModel):
             UriReference, Field(examples=["https://app.portkey.ai/traces/run_01HXY8N3JV3QABC"])
         ]
         | MISSING
-    ) = MISSING
+    ) = Field(
+        MISSING, description="Link to a detailed trace of this run in an observability platform."
+    )
     """
     Link to a detailed trace of this run in an observability platform.
     """

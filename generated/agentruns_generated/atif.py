@@ -99,15 +99,17 @@ class AtifAudioSource(JsonModel):
         "audio/flac",
         "audio/webm",
         "audio/aiff",
-    ]
+    ] = Field(description="Canonical MIME type of the audio; common aliases are normalized.")
     """
     Canonical MIME type of the audio; common aliases are normalized.
     """
-    path: StrictStr
+    path: StrictStr = Field(description="Relative/absolute file path or URL pointing at the audio.")
     """
     Relative/absolute file path or URL pointing at the audio.
     """
-    duration_sec: DurationSec | MISSING | None = MISSING
+    duration_sec: DurationSec | MISSING | None = Field(
+        MISSING, description="Duration of the audio in seconds; omit when unknown."
+    )
     """
     Duration of the audio in seconds; omit when unknown.
     """
@@ -142,11 +144,13 @@ class AtifImageSource(JsonModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    media_type: Literal["image/jpeg", "image/png", "image/gif", "image/webp"]
+    media_type: Literal["image/jpeg", "image/png", "image/gif", "image/webp"] = Field(
+        description="MIME type of the image."
+    )
     """
     MIME type of the image.
     """
-    path: StrictStr
+    path: StrictStr = Field(description="Relative/absolute file path or URL pointing at the image.")
     """
     Relative/absolute file path or URL pointing at the image.
     """
@@ -181,23 +185,30 @@ class AtifAgent(JsonModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    name: StrictStr
+    name: StrictStr = Field(description="Name of the agent system, e.g. 'openhands'.")
     """
     Name of the agent system, e.g. 'openhands'.
     """
-    version: StrictStr
+    version: StrictStr = Field(description="Version identifier of the agent system.")
     """
     Version identifier of the agent system.
     """
-    model_name: StrictStr | MISSING | None = MISSING
+    model_name: StrictStr | MISSING | None = Field(
+        MISSING,
+        description="Default LLM model for this trajectory; step-level model_name overrides.",
+    )
     """
     Default LLM model for this trajectory; step-level model_name overrides.
     """
-    tool_definitions: list[dict[str, JsonValue]] | MISSING | None = MISSING
+    tool_definitions: list[dict[str, JsonValue]] | MISSING | None = Field(
+        MISSING, description="OpenAI-style function/tool definitions available to the agent."
+    )
     """
     OpenAI-style function/tool definitions available to the agent.
     """
-    extra: dict[str, JsonValue] | MISSING | None = MISSING
+    extra: dict[str, JsonValue] | MISSING | None = Field(
+        MISSING, description="Custom agent configuration not covered by the core schema."
+    )
     """
     Custom agent configuration not covered by the core schema.
     """
@@ -322,27 +333,40 @@ class AtifFinalMetrics(JsonModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    total_prompt_tokens: JsonInt | MISSING | None = MISSING
+    total_prompt_tokens: JsonInt | MISSING | None = Field(
+        MISSING, description="Sum of all `prompt_tokens` across steps (cached + non-cached)."
+    )
     """
     Sum of all `prompt_tokens` across steps (cached + non-cached).
     """
-    total_completion_tokens: JsonInt | MISSING | None = MISSING
+    total_completion_tokens: JsonInt | MISSING | None = Field(
+        MISSING, description="Sum of all `completion_tokens` across steps."
+    )
     """
     Sum of all `completion_tokens` across steps.
     """
-    total_cached_tokens: JsonInt | MISSING | None = MISSING
+    total_cached_tokens: JsonInt | MISSING | None = Field(
+        MISSING, description="Sum of all `cached_tokens` (subset of `total_prompt_tokens`)."
+    )
     """
     Sum of all `cached_tokens` (subset of `total_prompt_tokens`).
     """
-    total_cost_usd: StrictFloat | MISSING | None = MISSING
+    total_cost_usd: StrictFloat | MISSING | None = Field(
+        MISSING, description="Total monetary cost across the trajectory in USD."
+    )
     """
     Total monetary cost across the trajectory in USD.
     """
-    total_steps: JsonInt | MISSING | None = MISSING
+    total_steps: JsonInt | MISSING | None = Field(
+        MISSING,
+        description="Total step count. MAY diverge from `len(steps)` when explained in `notes`.",
+    )
     """
     Total step count. MAY diverge from `len(steps)` when explained in `notes`.
     """
-    extra: dict[str, JsonValue] | MISSING | None = MISSING
+    extra: dict[str, JsonValue] | MISSING | None = Field(
+        MISSING, description="Custom aggregate metrics."
+    )
     """
     Custom aggregate metrics.
     """
@@ -377,35 +401,53 @@ class AtifMetrics(JsonModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    prompt_tokens: JsonInt | MISSING | None = MISSING
+    prompt_tokens: JsonInt | MISSING | None = Field(
+        MISSING,
+        description="All input tokens for this turn, including both cached and non-cached. `cached_tokens` is a subset of this count.",
+    )
     """
     All input tokens for this turn, including both cached and non-cached. `cached_tokens` is a subset of this count.
     """
-    completion_tokens: JsonInt | MISSING | None = MISSING
+    completion_tokens: JsonInt | MISSING | None = Field(
+        MISSING, description="Tokens generated by the LLM response (reasoning + tool calls)."
+    )
     """
     Tokens generated by the LLM response (reasoning + tool calls).
     """
-    cached_tokens: JsonInt | MISSING | None = MISSING
+    cached_tokens: JsonInt | MISSING | None = Field(
+        MISSING, description="Subset of `prompt_tokens` served from prompt cache."
+    )
     """
     Subset of `prompt_tokens` served from prompt cache.
     """
-    cost_usd: StrictFloat | MISSING | None = MISSING
+    cost_usd: StrictFloat | MISSING | None = Field(
+        MISSING, description="Monetary cost of this step in USD."
+    )
     """
     Monetary cost of this step in USD.
     """
-    prompt_token_ids: list[JsonInt] | MISSING | None = MISSING
+    prompt_token_ids: list[JsonInt] | MISSING | None = Field(
+        MISSING, description="Integer token IDs for the prompt (v1.4+)."
+    )
     """
     Integer token IDs for the prompt (v1.4+).
     """
-    completion_token_ids: list[JsonInt] | MISSING | None = MISSING
+    completion_token_ids: list[JsonInt] | MISSING | None = Field(
+        MISSING, description="Integer token IDs for the completion (v1.3+)."
+    )
     """
     Integer token IDs for the completion (v1.3+).
     """
-    logprobs: list[StrictFloat] | MISSING | None = MISSING
+    logprobs: list[StrictFloat] | MISSING | None = Field(
+        MISSING,
+        description="Per-completion-token log probabilities; aligns with `completion_token_ids`.",
+    )
     """
     Per-completion-token log probabilities; aligns with `completion_token_ids`.
     """
-    extra: dict[str, JsonValue] | MISSING | None = MISSING
+    extra: dict[str, JsonValue] | MISSING | None = Field(
+        MISSING, description="Provider-specific or experimental metrics (e.g. reasoning_tokens)."
+    )
     """
     Provider-specific or experimental metrics (e.g. reasoning_tokens).
     """
@@ -464,19 +506,27 @@ class AtifSubagentTrajectoryRef(JsonModel):
             ]
         },
     )
-    trajectory_id: StrictStr | MISSING | None = MISSING
+    trajectory_id: StrictStr | MISSING | None = Field(
+        MISSING, description="Canonical id for embedded refs; matches `Trajectory.trajectory_id`."
+    )
     """
     Canonical id for embedded refs; matches `Trajectory.trajectory_id`.
     """
-    trajectory_path: StrictStr | MISSING | None = MISSING
+    trajectory_path: StrictStr | MISSING | None = Field(
+        MISSING, description="External location of the subagent trajectory (path, URL, DB ref)."
+    )
     """
     External location of the subagent trajectory (path, URL, DB ref).
     """
-    session_id: StrictStr | MISSING | None = MISSING
+    session_id: StrictStr | MISSING | None = Field(
+        MISSING, description="Informational run identity; NOT a valid resolution key."
+    )
     """
     Informational run identity; NOT a valid resolution key.
     """
-    extra: dict[str, JsonValue] | MISSING | None = MISSING
+    extra: dict[str, JsonValue] | MISSING | None = Field(
+        MISSING, description="Custom metadata about the subagent execution."
+    )
     """
     Custom metadata about the subagent execution.
     """
@@ -508,19 +558,25 @@ class AtifToolCall(JsonModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    tool_call_id: StrictStr
+    tool_call_id: StrictStr = Field(
+        description="Unique identifier; correlated with `ObservationResult.source_call_id`."
+    )
     """
     Unique identifier; correlated with `ObservationResult.source_call_id`.
     """
-    function_name: StrictStr
+    function_name: StrictStr = Field(description="Name of the function/tool invoked.")
     """
     Name of the function/tool invoked.
     """
-    arguments: dict[str, JsonValue]
+    arguments: dict[str, JsonValue] = Field(
+        description="JSON object of arguments; MAY be empty (`{}`) when no args are needed."
+    )
     """
     JSON object of arguments; MAY be empty (`{}`) when no args are needed.
     """
-    extra: dict[str, JsonValue] | MISSING | None = MISSING
+    extra: dict[str, JsonValue] | MISSING | None = Field(
+        MISSING, description="Custom tool-call metadata (e.g. timeout, retry count, tool version)."
+    )
     """
     Custom tool-call metadata (e.g. timeout, retry count, tool version).
     """
@@ -623,19 +679,29 @@ class AtifObservationResult(JsonModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    source_call_id: StrictStr | MISSING | None = MISSING
+    source_call_id: StrictStr | MISSING | None = Field(
+        MISSING,
+        description="The `ToolCall.tool_call_id` this result corresponds to. If null/omitted the result comes from a non-tool action or system event.",
+    )
     """
     The `ToolCall.tool_call_id` this result corresponds to. If null/omitted the result comes from a non-tool action or system event.
     """
-    content: StrictStr | list[AtifContentPart] | MISSING | None = MISSING
+    content: StrictStr | list[AtifContentPart] | MISSING | None = Field(
+        MISSING, description="Tool/action output; string or multimodal `ContentPart` array (v1.6+)."
+    )
     """
     Tool/action output; string or multimodal `ContentPart` array (v1.6+).
     """
-    subagent_trajectory_ref: list[AtifSubagentTrajectoryRef] | MISSING | None = MISSING
+    subagent_trajectory_ref: list[AtifSubagentTrajectoryRef] | MISSING | None = Field(
+        MISSING,
+        description="Refs to delegated subagent trajectories; use a singleton array for one.",
+    )
     """
     Refs to delegated subagent trajectories; use a singleton array for one.
     """
-    extra: dict[str, JsonValue] | MISSING | None = MISSING
+    extra: dict[str, JsonValue] | MISSING | None = Field(
+        MISSING, description="Custom result-level metadata (e.g. retrieval_score, source_doc_id)."
+    )
     """
     Custom result-level metadata (e.g. retrieval_score, source_doc_id).
     """
@@ -658,7 +724,9 @@ class AtifObservation(JsonModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    results: list[AtifObservationResult]
+    results: list[AtifObservationResult] = Field(
+        description="One entry per tool call, action, or system-event result."
+    )
     """
     One entry per tool call, action, or system-event result.
     """
@@ -756,55 +824,83 @@ class AtifStep(JsonModel):
             ]
         },
     )
-    step_id: Annotated[StrictInt, Field(ge=1), IntegralFloat]
+    step_id: Annotated[StrictInt, Field(ge=1), IntegralFloat] = Field(
+        description="Ordinal index of the turn (starting at 1)."
+    )
     """
     Ordinal index of the turn (starting at 1).
     """
-    timestamp: StrictStr | MISSING | None = MISSING
+    timestamp: StrictStr | MISSING | None = Field(
+        MISSING, description="ISO 8601 timestamp, e.g. '2025-10-16T14:30:00Z'."
+    )
     """
     ISO 8601 timestamp, e.g. '2025-10-16T14:30:00Z'.
     """
-    source: Literal["system", "user", "agent"]
+    source: Literal["system", "user", "agent"] = Field(description="Originator of this step.")
     """
     Originator of this step.
     """
-    model_name: StrictStr | MISSING | None = MISSING
+    model_name: StrictStr | MISSING | None = Field(
+        MISSING,
+        description="Specific LLM used. Agent-only; falls back to `Trajectory.agent.model_name`.",
+    )
     """
     Specific LLM used. Agent-only; falls back to `Trajectory.agent.model_name`.
     """
-    reasoning_effort: StrictStr | StrictFloat | MISSING | None = MISSING
+    reasoning_effort: StrictStr | StrictFloat | MISSING | None = Field(
+        MISSING, description="Qualitative/quantitative effort score. Agent-only."
+    )
     """
     Qualitative/quantitative effort score. Agent-only.
     """
-    message: StrictStr | list[AtifContentPart]
+    message: StrictStr | list[AtifContentPart] = Field(
+        description="Dialogue message. String for text, or `ContentPart` array for multimodal (v1.6+)."
+    )
     """
     Dialogue message. String for text, or `ContentPart` array for multimodal (v1.6+).
     """
-    reasoning_content: StrictStr | MISSING | None = MISSING
+    reasoning_content: StrictStr | MISSING | None = Field(
+        MISSING, description="Explicit internal reasoning. Agent-only."
+    )
     """
     Explicit internal reasoning. Agent-only.
     """
-    tool_calls: list[AtifToolCall] | MISSING | None = MISSING
+    tool_calls: list[AtifToolCall] | MISSING | None = Field(
+        MISSING, description="Structured actions for this turn. Agent-only."
+    )
     """
     Structured actions for this turn. Agent-only.
     """
-    observation: AtifObservation | MISSING | None = MISSING
+    observation: AtifObservation | MISSING | None = Field(
+        MISSING,
+        description="Environment / system feedback. For agent steps, results from tool calls or non-tool actions. For system steps, results from infrastructure events.",
+    )
     """
     Environment / system feedback. For agent steps, results from tool calls or non-tool actions. For system steps, results from infrastructure events.
     """
-    metrics: AtifMetrics | MISSING | None = MISSING
+    metrics: AtifMetrics | MISSING | None = Field(
+        MISSING, description="LLM operational/confidence data. Agent-only."
+    )
     """
     LLM operational/confidence data. Agent-only.
     """
-    extra: dict[str, JsonValue] | MISSING | None = MISSING
+    extra: dict[str, JsonValue] | MISSING | None = Field(
+        MISSING, description="Custom step-level metadata."
+    )
     """
     Custom step-level metadata.
     """
-    llm_call_count: LlmCallCount | MISSING | None = MISSING
+    llm_call_count: LlmCallCount | MISSING | None = Field(
+        MISSING,
+        description="Number of LLM inferences for this step. `0` on an agent step signals a deterministic (non-LLM) dispatch (metrics and reasoning_content MUST be absent). `>1` means metrics are aggregated.",
+    )
     """
     Number of LLM inferences for this step. `0` on an agent step signals a deterministic (non-LLM) dispatch (metrics and reasoning_content MUST be absent). `>1` means metrics are aggregated.
     """
-    is_copied_context: StrictBool | MISSING | None = MISSING
+    is_copied_context: StrictBool | MISSING | None = Field(
+        MISSING,
+        description="True if this step was copied from a prior trajectory for context. Consumers MUST filter such steps out of SFT training data.",
+    )
     """
     True if this step was copied from a prior trajectory for context. Consumers MUST filter such steps out of SFT training data.
     """
@@ -878,43 +974,60 @@ class AtifTrajectory(JsonModel):
             ]
         },
     )
-    schema_version: StrictStr
+    schema_version: StrictStr = Field(description="ATIF compatibility tag, e.g. 'ATIF-v1.8'.")
     """
     ATIF compatibility tag, e.g. 'ATIF-v1.8'.
     """
-    session_id: StrictStr | MISSING | None = MISSING
+    session_id: StrictStr | MISSING | None = Field(
+        MISSING,
+        description="Run-scoped identifier. MAY be shared across siblings or continuation segments. Not a valid resolution key for subagent refs.",
+    )
     """
     Run-scoped identifier. MAY be shared across siblings or continuation segments. Not a valid resolution key for subagent refs.
     """
-    trajectory_id: StrictStr | MISSING | None = MISSING
+    trajectory_id: StrictStr | MISSING | None = Field(
+        MISSING,
+        description="Per-document identifier (v1.7+). REQUIRED on embedded subagents and unique within a parent's `subagent_trajectories`.",
+    )
     """
     Per-document identifier (v1.7+). REQUIRED on embedded subagents and unique within a parent's `subagent_trajectories`.
     """
-    agent: AtifAgent
+    agent: AtifAgent = Field(description="Agent system configuration.")
     """
     Agent system configuration.
     """
-    steps: list[AtifStep]
+    steps: list[AtifStep] = Field(description="Complete interaction history in turn order.")
     """
     Complete interaction history in turn order.
     """
-    notes: StrictStr | MISSING | None = MISSING
+    notes: StrictStr | MISSING | None = Field(
+        MISSING, description="Developer notes / explanations for format discrepancies."
+    )
     """
     Developer notes / explanations for format discrepancies.
     """
-    final_metrics: AtifFinalMetrics | MISSING | None = MISSING
+    final_metrics: AtifFinalMetrics | MISSING | None = Field(
+        MISSING, description="Aggregate metrics for the whole trajectory."
+    )
     """
     Aggregate metrics for the whole trajectory.
     """
-    continued_trajectory_ref: StrictStr | MISSING | None = MISSING
+    continued_trajectory_ref: StrictStr | MISSING | None = Field(
+        MISSING, description="Pointer to a continuation trajectory file (e.g. post-summarization)."
+    )
     """
     Pointer to a continuation trajectory file (e.g. post-summarization).
     """
-    extra: dict[str, JsonValue] | MISSING | None = MISSING
+    extra: dict[str, JsonValue] | MISSING | None = Field(
+        MISSING, description="Custom root-level metadata."
+    )
     """
     Custom root-level metadata.
     """
-    subagent_trajectories: list[AtifTrajectory] | MISSING | None = MISSING
+    subagent_trajectories: list[AtifTrajectory] | MISSING | None = Field(
+        MISSING,
+        description="Embedded subagent trajectories (v1.7+). Each entry MUST set `trajectory_id` and ids MUST be unique within this array.",
+    )
     """
     Embedded subagent trajectories (v1.7+). Each entry MUST set `trajectory_id` and ids MUST be unique within this array.
     """

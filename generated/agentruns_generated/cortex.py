@@ -124,7 +124,9 @@ class CortexRunJournal(JsonModel):
         extra="forbid",
     )
     schema_version: Annotated[Literal[1], NotBoolean]
-    run_id: Annotated[StrictStr, Field(min_length=1)]
+    run_id: Annotated[StrictStr, Field(min_length=1)] = Field(
+        description="Stable run id. Convention: R-{task_or_mission_slug}, e.g. R-M-001-MS-001, R-T-FAE-001."
+    )
     """
     Stable run id. Convention: R-{task_or_mission_slug}, e.g. R-M-001-MS-001, R-T-FAE-001.
     """
@@ -142,12 +144,15 @@ class CortexRunJournal(JsonModel):
         "publish",
         "memory",
         "conversation",
-    ]
+    ] = Field(description="memory/conversation are general-mode-only kinds.")
     """
     memory/conversation are general-mode-only kinds.
     """
     status: Literal["queued", "running", "completed", "failed", "canceled"]
-    phase: StrictStr | MISSING | None = MISSING
+    phase: StrictStr | MISSING | None = Field(
+        MISSING,
+        description="Free-form phase label. Recognized values: initializing / briefing / planning / reading / editing / running_command / validating / handoff / merging / waiting / blocked / completed.",
+    )
     """
     Free-form phase label. Recognized values: initializing / briefing / planning / reading / editing / running_command / validating / handoff / merging / waiting / blocked / completed.
     """
@@ -161,7 +166,10 @@ class CortexRunJournal(JsonModel):
     updated_at: JsonDateTime | MISSING | None = MISSING
     events: list[Event] | MISSING = MISSING
     next_action: StrictStr | MISSING | None = MISSING
-    transcript_refs: list[TranscriptRef] | MISSING = MISSING
+    transcript_refs: list[TranscriptRef] | MISSING = Field(
+        MISSING,
+        description="Cross-host transcript path references (audit-trail P-002). Append-only; dedupe by source+session_id. Path is absolute; sha256/byte_size/turn_count/first/last timestamps are host-pushed metadata. Framework never reads transcript content.",
+    )
     """
     Cross-host transcript path references (audit-trail P-002). Append-only; dedupe by source+session_id. Path is absolute; sha256/byte_size/turn_count/first/last timestamps are host-pushed metadata. Framework never reads transcript content.
     """

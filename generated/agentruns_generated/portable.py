@@ -26,7 +26,9 @@ class ResponderOutcome(JsonModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    ending: Literal["done", "cannot_answer"]
+    ending: Literal["done", "cannot_answer"] = Field(
+        description="Whether the responder judged the agent finished, or produced no usable reply."
+    )
     """
     Whether the responder judged the agent finished, or produced no usable reply.
     """
@@ -43,11 +45,17 @@ class ResponderOutcome(JsonModel):
             "reply_repeated",
         ]
         | MISSING
-    ) = MISSING
+    ) = Field(
+        MISSING,
+        description="Why no usable reply was produced, so an honest refusal is distinguishable from a broken dispatch. Absent when ending is 'done'.",
+    )
     """
     Why no usable reply was produced, so an honest refusal is distinguishable from a broken dispatch. Absent when ending is 'done'.
     """
-    rationale: StrictStr | MISSING = MISSING
+    rationale: StrictStr | MISSING = Field(
+        MISSING,
+        description="The responder's own one-line account. Absent when the dispatch never answered.",
+    )
     """
     The responder's own one-line account. Absent when the dispatch never answered.
     """
@@ -87,11 +95,14 @@ class Origin(JsonModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    responder: Literal["llm"]
+    responder: Literal["llm"] = Field(description="Which responder produced the turn.")
     """
     Which responder produced the turn.
     """
-    rationale: StrictStr | MISSING = MISSING
+    rationale: StrictStr | MISSING = Field(
+        MISSING,
+        description="The responder's own one-line account of why it answered this way. Absent when it offered none.",
+    )
     """
     The responder's own one-line account of why it answered this way. Absent when it offered none.
     """
@@ -118,7 +129,10 @@ class UserMessage(JsonModel):
     ordinal: Annotated[StrictInt, Field(ge=0), IntegralFloat]
     round: Annotated[StrictInt, Field(ge=1), IntegralFloat]
     text: StrictStr
-    origin: Origin | MISSING = MISSING
+    origin: Origin | MISSING = Field(
+        MISSING,
+        description="How a responder derived this turn. Absent on the eval's opening prompt and on scripted turns, which are authored rather than derived.",
+    )
     """
     How a responder derived this turn. Absent on the eval's opening prompt and on scripted turns, which are authored rather than derived.
     """
@@ -167,39 +181,57 @@ class Codebase(JsonModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    kind: Literal["git", "path"]
+    kind: Literal["git", "path"] = Field(
+        description="Whether the codebase came from a repository URL or a directory on the host that ran it."
+    )
     """
     Whether the codebase came from a repository URL or a directory on the host that ran it.
     """
-    source: StrictStr
+    source: StrictStr = Field(description="The url or path exactly as declared in evals.json.")
     """
     The url or path exactly as declared in evals.json.
     """
-    resolved_path: StrictStr | MISSING = MISSING
+    resolved_path: StrictStr | MISSING = Field(
+        MISSING, description="Absolute directory a path source resolved to on the host that ran it."
+    )
     """
     Absolute directory a path source resolved to on the host that ran it.
     """
-    ref: StrictStr | MISSING = MISSING
+    ref: StrictStr | MISSING = Field(
+        MISSING, description="Declared branch, tag, or commit SHA, for a git source."
+    )
     """
     Declared branch, tag, or commit SHA, for a git source.
     """
-    revision: StrictStr | MISSING = MISSING
+    revision: StrictStr | MISSING = Field(
+        MISSING,
+        description="The commit the run actually ran against. A declared ref does not identify this on its own, because a branch moves. Absent only for a directory carrying no history.",
+    )
     """
     The commit the run actually ran against. A declared ref does not identify this on its own, because a branch moves. Absent only for a directory carrying no history.
     """
-    origin_url: StrictStr | MISSING = MISSING
+    origin_url: StrictStr | MISSING = Field(
+        MISSING,
+        description="The source repository's origin. For a host-local path this is the only handle another reader can resolve: origin_url plus revision names the same tree anywhere.",
+    )
     """
     The source repository's origin. For a host-local path this is the only handle another reader can resolve: origin_url plus revision names the same tree anywhere.
     """
-    branch: StrictStr
+    branch: StrictStr = Field(description="Branch the task environment was checked out on.")
     """
     Branch the task environment was checked out on.
     """
-    host_local: StrictBool | MISSING = MISSING
+    host_local: StrictBool | MISSING = Field(
+        MISSING,
+        description="True when the source cannot be resolved off the host that ran it, so a published claim citing it is not reproducible from the eval config alone.",
+    )
     """
     True when the source cannot be resolved off the host that ran it, so a published claim citing it is not reproducible from the eval config alone.
     """
-    dirty: StrictBool | MISSING = MISSING
+    dirty: StrictBool | MISSING = Field(
+        MISSING,
+        description="True when the copy this record describes carries uncommitted work from its source, so revision alone does not name what ran. A codebase is checked out at a commit and is never dirty; a skill is copied as it sits on disk and can be.",
+    )
     """
     True when the copy this record describes carries uncommitted work from its source, so revision alone does not name what ran. A codebase is checked out at a commit and is never dirty; a skill is copied as it sits on disk and can be.
     """
@@ -241,43 +273,65 @@ class SkillSource(JsonModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    kind: Literal["git", "path"]
+    kind: Literal["git", "path"] = Field(
+        description="How the skill was named. A skill is named by a path on the host that ran it."
+    )
     """
     How the skill was named. A skill is named by a path on the host that ran it.
     """
-    source: StrictStr
+    source: StrictStr = Field(description="The skill directory exactly as it was resolved from.")
     """
     The skill directory exactly as it was resolved from.
     """
-    resolved_path: StrictStr | MISSING = MISSING
+    resolved_path: StrictStr | MISSING = Field(
+        MISSING,
+        description="Absolute skill directory on the host that ran it. This is the pointer promote-baseline writes its baseline back through.",
+    )
     """
     Absolute skill directory on the host that ran it. This is the pointer promote-baseline writes its baseline back through.
     """
-    ref: StrictStr | MISSING = MISSING
+    ref: StrictStr | MISSING = Field(
+        MISSING, description="Declared ref, for a source named by one."
+    )
     """
     Declared ref, for a source named by one.
     """
-    revision: StrictStr | MISSING = MISSING
+    revision: StrictStr | MISSING = Field(
+        MISSING,
+        description="The commit of the repository holding the skill. Absent when the skill is in no repository.",
+    )
     """
     The commit of the repository holding the skill. Absent when the skill is in no repository.
     """
-    origin_url: StrictStr | MISSING = MISSING
+    origin_url: StrictStr | MISSING = Field(
+        MISSING,
+        description="The skill repository's origin. For a host-local path this is the only handle another reader can resolve: origin_url plus revision names the same tree anywhere.",
+    )
     """
     The skill repository's origin. For a host-local path this is the only handle another reader can resolve: origin_url plus revision names the same tree anywhere.
     """
-    branch: StrictStr
+    branch: StrictStr = Field(description="Branch the skill repository was on.")
     """
     Branch the skill repository was on.
     """
-    host_local: StrictBool | MISSING = MISSING
+    host_local: StrictBool | MISSING = Field(
+        MISSING,
+        description="True when the skill cannot be resolved off the host that ran it, so a published claim citing it is not reproducible from a path alone.",
+    )
     """
     True when the skill cannot be resolved off the host that ran it, so a published claim citing it is not reproducible from a path alone.
     """
-    dirty: StrictBool | MISSING = MISSING
+    dirty: StrictBool | MISSING = Field(
+        MISSING,
+        description="True when the copy this record describes carries uncommitted work from its source, so revision alone does not name what ran. A codebase is checked out at a commit and is never dirty; a skill is copied as it sits on disk and can be.",
+    )
     """
     True when the copy this record describes carries uncommitted work from its source, so revision alone does not name what ran. A codebase is checked out at a commit and is never dirty; a skill is copied as it sits on disk and can be.
     """
-    siblings: list[StrictStr] | MISSING = MISSING
+    siblings: list[StrictStr] | MISSING = Field(
+        MISSING,
+        description="Sibling skills staged alongside the skill under test, as the roster was captured at resolution.",
+    )
     """
     Sibling skills staged alongside the skill under test, as the roster was captured at resolution.
     """
@@ -314,19 +368,28 @@ class ToolInvocation(JsonModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    name: StrictStr
+    name: StrictStr = Field(
+        description="Tool name as recorded by the harness (e.g. Bash, Read, run_command). Adapters should preserve original names."
+    )
     """
     Tool name as recorded by the harness (e.g. Bash, Read, run_command). Adapters should preserve original names.
     """
-    args: dict[str, JsonValue] | StrictStr | list[JsonValue] | MISSING | None = MISSING
+    args: dict[str, JsonValue] | StrictStr | list[JsonValue] | MISSING | None = Field(
+        MISSING,
+        description="Tool arguments. Object for structured tools, string for raw command-style tools.",
+    )
     """
     Tool arguments. Object for structured tools, string for raw command-style tools.
     """
-    result: StrictStr | dict[str, JsonValue] | MISSING | None = MISSING
+    result: StrictStr | dict[str, JsonValue] | MISSING | None = Field(
+        MISSING, description="Tool output, if captured. Truncate long outputs to ~2KB."
+    )
     """
     Tool output, if captured. Truncate long outputs to ~2KB.
     """
-    ordinal: Annotated[StrictInt, Field(ge=0), IntegralFloat]
+    ordinal: Annotated[StrictInt, Field(ge=0), IntegralFloat] = Field(
+        description="0-indexed position in the run. Used by must_precede checks."
+    )
     """
     0-indexed position in the run. Used by must_precede checks.
     """
@@ -452,7 +515,9 @@ class TimedOutConversation(JsonModel):
     )
     status: Literal["timed_out"]
     delivered_followups: Annotated[StrictInt, Field(ge=0), IntegralFloat]
-    timed_out_in_round: Annotated[StrictInt, Field(ge=1), IntegralFloat]
+    timed_out_in_round: Annotated[StrictInt, Field(ge=1), IntegralFloat] = Field(
+        description="The round the dispatch was killed in, when it outran its per-task deadline."
+    )
     """
     The round the dispatch was killed in, when it outran its per-task deadline.
     """
@@ -498,55 +563,81 @@ class PortableRunRecord(JsonModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    eval_id: StrictStr
+    eval_id: StrictStr = Field(description="Matches the eval's id in evals.json.")
     """
     Matches the eval's id in evals.json.
     """
-    condition: StrictStr
+    condition: StrictStr = Field(
+        description="Reserved names: with_skill, without_skill, old_skill, new_skill."
+    )
     """
     Reserved names: with_skill, without_skill, old_skill, new_skill.
     """
-    skill_path: StrictStr | None
+    skill_path: StrictStr | None = Field(
+        description="Absolute path to the SKILL.md the subagent could load, or null if no skill was provided (without_skill condition)."
+    )
     """
     Absolute path to the SKILL.md the subagent could load, or null if no skill was provided (without_skill condition).
     """
-    prompt: StrictStr
+    prompt: StrictStr = Field(description="The user prompt as dispatched to the subagent.")
     """
     The user prompt as dispatched to the subagent.
     """
-    files: list[StrictStr]
+    files: list[StrictStr] = Field(
+        description="Fixture files the subagent had access to (absolute paths inside the run's workspace)."
+    )
     """
     Fixture files the subagent had access to (absolute paths inside the run's workspace).
     """
-    final_message: StrictStr
+    final_message: StrictStr = Field(description="The agent's final user-facing text output.")
     """
     The agent's final user-facing text output.
     """
-    tool_invocations: list[ToolInvocation]
+    tool_invocations: list[ToolInvocation] = Field(
+        description="Ordered list of tool calls during the run."
+    )
     """
     Ordered list of tool calls during the run.
     """
-    total_tokens: JsonInt | MISSING | None = MISSING
+    total_tokens: JsonInt | MISSING | None = Field(
+        MISSING,
+        description="From the harness's task completion event, or derived from the persisted transcript by record-runs using harness-specific normalization. Canonical timing lives in the sibling timing.json, whose `source` field records which origin produced it. May be null if neither source is available.",
+    )
     """
     From the harness's task completion event, or derived from the persisted transcript by record-runs using harness-specific normalization. Canonical timing lives in the sibling timing.json, whose `source` field records which origin produced it. May be null if neither source is available.
     """
-    duration_ms: JsonInt | MISSING | None = MISSING
+    duration_ms: JsonInt | MISSING | None = Field(
+        MISSING,
+        description="From the harness's task completion event, a native duration field, or enough persisted transcript timestamps to derive wall-clock time. Canonical timing lives in the sibling timing.json. May be null when the harness does not expose reliable timing.",
+    )
     """
     From the harness's task completion event, a native duration field, or enough persisted transcript timestamps to derive wall-clock time. Canonical timing lives in the sibling timing.json. May be null when the harness does not expose reliable timing.
     """
-    run_index: Annotated[StrictInt, Field(ge=1), IntegralFloat] | MISSING = MISSING
+    run_index: Annotated[StrictInt, Field(ge=1), IntegralFloat] | MISSING = Field(
+        MISSING,
+        description="1-based run index within a multi-run (eval, condition) cell; absent for single-run cells.",
+    )
     """
     1-based run index within a multi-run (eval, condition) cell; absent for single-run cells.
     """
-    conversation: Conversation | MISSING = MISSING
+    conversation: Conversation | MISSING = Field(
+        MISSING,
+        description="Ordered multi-turn evidence and scripted-delivery outcome. Absent for one-shot runs.",
+    )
     """
     Ordered multi-turn evidence and scripted-delivery outcome. Absent for one-shot runs.
     """
-    codebase: Codebase | MISSING = MISSING
+    codebase: Codebase | MISSING = Field(
+        MISSING,
+        description="The codebase this run's environment was built from. Absent for a fixture-only run.",
+    )
     """
     The codebase this run's environment was built from. Absent for a fixture-only run.
     """
-    skill_source: SkillSource | MISSING = MISSING
+    skill_source: SkillSource | MISSING = Field(
+        MISSING,
+        description="The skill under test this run staged, as the run resolved and copied it. Absent for a record written before skills were sourced.",
+    )
     """
     The skill under test this run staged, as the run resolved and copied it. Absent for a record written before skills were sourced.
     """
