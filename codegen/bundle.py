@@ -37,10 +37,10 @@ def bundle(document: JsonObject, load: Loader, sink: DiagnosticSink) -> JsonObje
     base = root.get("$id") if isinstance(root.get("$id"), str) else ""
     assert isinstance(base, str)
     bundled: dict[str, str] = {urldefrag(base)[0]: ""}
-    pending: list[tuple[JsonObject, str]] = [(root, base)]
+    pending: list[tuple[JsonObject, str, str]] = [(root, base, "")]
     while pending:
-        schema, schema_base = pending.pop()
-        for node in walk.subschemas(schema):
+        schema, schema_base, inside = pending.pop()
+        for at, node in walk.subschemas_at(schema):
             ref = node.get("$ref")
             if not isinstance(ref, str) or ref.startswith("#"):
                 continue
@@ -50,6 +50,10 @@ def bundle(document: JsonObject, load: Loader, sink: DiagnosticSink) -> JsonObje
             found = load(uri)
             if not isinstance(found, dict):
                 continue  # not beside the schema: a remote reference, refused later
+            elsewhere = _elsewhere(found, uri, base)
+            if elsewhere is not None:
+                sink.error(f"{inside}{at}/$ref", elsewhere)
+                continue
             if len(bundled) > MAX_DOCUMENTS:
                 sink.error("", f"the schema names more than {MAX_DOCUMENTS} files; refused")
                 return root
@@ -64,8 +68,35 @@ def bundle(document: JsonObject, load: Loader, sink: DiagnosticSink) -> JsonObje
             sink.warn(
                 f"/{defs_key}/{name}", f"{ref.split('#')[0]!r} bundled from beside the schema"
             )
-            pending.append((copied, uri))
+            pending.append((copied, uri, f"/{defs_key}/{name}"))
     return root
+
+
+def _folder(uri: str) -> str | None:
+    """The folder of an absolute URI (None for a relative one: it names no place)."""
+    if "://" not in uri and not uri.startswith("urn:"):
+        return None
+    return uri.rsplit("/", 1)[0]
+
+
+def _elsewhere(found: JsonObject, uri: str, base: str) -> str | None:
+    """Why a file found beside the schema by its name is not the file the reference names:
+    the reference points into another folder than the schema's, and the file's ``$id`` is
+    not the URI it resolves to (``../B/defs.json`` is not the ``defs.json`` beside the schema
+    whose ``$id`` says ``A/defs.json``). None when it is (by ``$id``, or by name in the
+    schema's own folder)."""
+    own = found.get("$id")
+    if isinstance(own, str) and urldefrag(own)[0] == uri:
+        return None  # the file says it is what the reference names
+    wanted, here = _folder(uri), _folder(base)
+    if wanted is None or here is None or wanted == here:
+        return None  # by name, in the schema's own folder (or no base to tell by)
+    said = f"its $id is {own!r}" if isinstance(own, str) else "it has no $id"
+    name = uri.rsplit("/", 1)[-1]
+    return (
+        f"the reference names {uri}, in another folder than the schema's; the {name} beside "
+        f"the schema is not that file ({said}): not bundled, refused"
+    )
 
 
 def _definition_name(uri: str, taken: Json) -> str:

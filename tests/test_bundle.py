@@ -112,3 +112,32 @@ def test_hostile_files_beside_the_schema_are_not_read_and_never_a_traceback(
     err = capsys.readouterr().err
     assert "nests deeper than" in err
     assert "Traceback" not in err
+
+
+def test_a_reference_into_another_folder_is_not_bundled_from_a_namesake_beside_the_schema(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``../other/licenses.json`` is not the ``licenses.json`` beside the schema, whose own
+    ``$id`` says it is in the schema's folder: refused with the reference's pointer."""
+    (tmp_path / "licenses.json").write_text(json.dumps(LICENSES))
+    schema = _schema("../other/licenses.json#/definitions/choice")
+    (tmp_path / "bom.json").write_text(json.dumps(schema))
+    assert main(["model", str(tmp_path / "bom.json"), "--out", str(tmp_path / "x.py")]) == 1
+    said = capsys.readouterr().err
+    assert "/properties/license/$ref" in said
+    assert "https://example.com/other/licenses.json" in said
+    assert not (tmp_path / "x.py").exists()
+
+
+def test_a_reference_into_another_folder_is_bundled_from_the_file_whose_id_it_names(
+    tmp_path: Path,
+) -> None:
+    elsewhere = {**LICENSES, "$id": "https://example.com/other/licenses.json"}
+    (tmp_path / "licenses.json").write_text(json.dumps(elsewhere))
+    schema = _schema("../other/licenses.json#/definitions/choice")
+    (tmp_path / "bom.json").write_text(json.dumps(schema))
+    out = tmp_path / "other.py"
+    assert main(["model", str(tmp_path / "bom.json"), "--out", str(out)]) == 0
+    model = load_module(out, "bom_other").Bom
+    with pytest.raises(ValidationError):
+        model.model_validate({"license": ["GPL"]})
