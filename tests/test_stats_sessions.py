@@ -69,7 +69,7 @@ def test_a_folder_gives_what_importing_it_then_stats_gives(tmp_path: Path) -> No
     assert imported.exit_code in (0, 1), imported.output
     direct, through = _stats("--no-cache", str(folder)), _stats(str(records))
     # what a format records in its own terms: the harness (not "atif"); ATIF keeps no failed
-    # status of a tool call and names an agent "unknown", which the session does not say;
+    # status of a tool call;
     # a record is booked on the day it started, a session call by call; an ATIF subagent
     # keeps no cache writes (the import reports its subagents lost); sessions are priced call
     # by call, records (which keep no calls' usage) are not
@@ -77,7 +77,6 @@ def test_a_folder_gives_what_importing_it_then_stats_gives(tmp_path: Path) -> No
         "cost_usd",
         "by_format_and_status",
         "most_failing_tools",
-        "runs_per_agent",
         "tokens_by_day",
         "tokens_by_month",
         "tokens_by_kind",
@@ -86,6 +85,8 @@ def test_a_folder_gives_what_importing_it_then_stats_gives(tmp_path: Path) -> No
         k: v for k, v in through.items() if k not in apart
     }
     assert direct["most_failing_tools"]  # sessions hold failed calls; the folder sees them
+    # a session's agent is the harness that kept it, as importing it states it
+    assert [entry["name"] for entry in direct["runs_per_agent"]] == ["claude-code"]
 
     def booked(shown: Json) -> int:
         return sum(entry["tokens"] for entry in shown["tokens_by_day"])

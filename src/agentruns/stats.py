@@ -616,6 +616,9 @@ def _session_facts(item: tuple[str, str | None]) -> RunFacts | str | None:
     if transcript is None or isinstance(transcript, Unreadable):
         return transcript if transcript is None else transcript.reason
     facts = RunFacts.of(transcript.run, transcript.harness)
+    framework = transcript.run.framework
+    if facts.agent is None and isinstance(framework, str):
+        facts.agent = framework  # as importing it states it: the agent whose session it is
     facts.usage = _usage(transcript.rounds, facts.started)
     _price(facts, transcript.rounds)
     return facts
