@@ -7,13 +7,17 @@ it so that no format imports the module that registers and converts them."""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, ClassVar, Generic, Literal, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, Literal, TypeVar
 
 from pydantic import BaseModel, JsonValue
 
 from agentruns._results import Derived, Written
 from agentruns.canonical import FIELDS, Run
-from agentruns.crosswalk import Crosswalk, Writing
+
+if TYPE_CHECKING:
+    # the tables are imported with the first format that has one (``import agentruns``
+    # builds none of their classes)
+    from agentruns.crosswalk import Crosswalk
 
 __all__ = [
     "CARRY_PROPERTY",
@@ -135,6 +139,8 @@ class Format(Generic[M]):
         if table is None:
             raise NotImplementedError(f"{type(self).__name__} has no crosswalk and no write")
         derived: list[Derived] = []
+        from agentruns.crosswalk import Writing
+
         record: M = table.write(run, Writing(run, run, derived))
         return Written(record, tuple(derived))
 
