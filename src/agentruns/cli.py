@@ -801,14 +801,15 @@ def _split_sessions(inputs: tuple[str, ...]) -> tuple[tuple[str, ...], list[tupl
     return tuple(records), sessions
 
 
-def _as_sessions(inputs: tuple[str, ...]) -> list[str]:
-    """The inputs read as sessions, in order: folders (each session in them a run) and the
-    files a harness wrote (a folder of one session); the others are files of records."""
-    return [
+def _as_sessions(inputs: tuple[str, ...]) -> tuple[list[str], list[str]]:
+    """The inputs of run records, and those read as sessions, each in order: folders (each
+    session in them a run) and the files a harness wrote (a folder of one session)."""
+    sessions = [
         name
         for name in inputs
         if name != "-" and (os.path.isdir(name) or _session_file(name) is not None)
     ]
+    return [name for name in inputs if name not in sessions], sessions
 
 
 _NOT_RECORDS = (
@@ -1117,8 +1118,7 @@ def stats_command(
         stats.add(facts_from(outcome.output))
 
     inputs = files or ("-",)
-    folders = _as_sessions(inputs)
-    records = [name for name in inputs if name not in folders]
+    records, folders = _as_sessions(inputs)
     tally = Tally()
     if records or not folders:
         tally = drive(
@@ -1235,7 +1235,7 @@ def export_command(
     report = Reporter("text", max_errors, err=True)
     tally = Tally()
     layout: Layout | None = "jsonl" if jsonl else None
-    sessions = set(_as_sessions(inputs))
+    sessions = set(_as_sessions(inputs)[1])
     with _outputs(inputs, {"-o": folder, "--rejects": rejects}) as outputs:
         _refuse_folder(folder)
         export = outputs.hold("-o", ParquetExport(folder))
@@ -1338,8 +1338,7 @@ def _export_otlp(
             send(outcome.output)
             exported += 1
 
-        sources = set(_as_sessions(inputs))
-        records = [name for name in inputs if name not in sources]
+        records, sources = _as_sessions(inputs)
         tally = Tally()
         if records or not sources:
             tally = drive(

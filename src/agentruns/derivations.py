@@ -15,6 +15,7 @@ from typing import Final, Generic, TypeVar
 
 from pydantic import MISSING
 
+from agentruns._harnesses import TOTAL_LEAVES_OUT
 from agentruns.canonical import STEP_FAILED, Run, RunStep, Status
 
 __all__ = [
@@ -89,8 +90,6 @@ def derive_harness_total(run: Run) -> Derivation[int] | None:
     """The total as eval-magic counts it for the run's harness (``TOTAL_LEAVES_OUT``): input
     plus output less the kinds that harness leaves out, never below 0; None when the harness is
     not one eval-magic documents or a kind it needs is not recorded."""
-    from agentruns._harnesses import TOTAL_LEAVES_OUT
-
     framework = run.framework
     leaves_out = TOTAL_LEAVES_OUT.get(framework) if isinstance(framework, str) else None
     derived = derive_total_tokens(run)
