@@ -19,6 +19,7 @@ from codegen._names import pascal
 from codegen.diagnostics import CodegenError, Diagnostic
 from codegen.driver import ModelSource, sha256_of
 from codegen.manifest import MANIFEST_NAME, manifest_with_hashes, read_manifest
+from codegen.normalize import reserved_name
 from codegen.pipeline import json_schema_for, model_source, render, stale_diff, write
 from codegen.structure import is_json_structure
 
@@ -101,12 +102,14 @@ def _translate(args: argparse.Namespace) -> int:
 
 
 def _class_name_for(path: Path, document: object) -> str:
-    """A JSON Structure document names its root type (``name``); otherwise the file does."""
+    """A JSON Structure document names its root type (``name``); otherwise the file does. A
+    name the generated module uses itself (``uri.json``: ``Uri``) gets ``Model`` after it."""
+    name = pascal(path.name.split(".")[0]) or "Model"
     if isinstance(document, dict) and is_json_structure(document):
-        name = document.get("name")
-        if isinstance(name, str) and pascal(name):
-            return pascal(name)
-    return pascal(path.name.split(".")[0]) or "Model"
+        stated = document.get("name")
+        if isinstance(stated, str) and pascal(stated):
+            name = pascal(stated)
+    return f"{name}Model" if reserved_name(name) else name
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -110,14 +110,31 @@ ROOT_RULE = ""
 
 
 def normalize(
-    schema: JsonObject, *, source: str, strict: bool = False, whole: bool = False
+    schema: JsonObject,
+    *,
+    source: str,
+    strict: bool = False,
+    whole: bool = False,
+    class_name: str | None = None,
 ) -> Normalized:
     """``whole``: the root is any JSON value and one rule, the schema itself, judges it (the
-    form for a schema whose types the generator cannot render exactly; exact all the same)."""
+    form for a schema whose types the generator cannot render exactly; exact all the same).
+
+    ``class_name``: the root's class. It is the name users import, so a definition or title
+    the generator would also call so is renamed (the generator gave the root's name to the
+    definition and renamed the root, or dropped the root); a class name spelled like the build
+    step's own types or the module's imports is refused."""
     sink = DiagnosticSink(source)
+    if class_name is not None and reserved_name(class_name):
+        sink.error(
+            "",
+            f"class name {class_name!r} is spelled like a name the generated module uses "
+            "itself (a type of the build step or an import); choose another",
+        )
+        sink.raise_if(strict=strict)
     prepared = nullable_enums(empty_objects(boolean_schemas(schema)))  # a copy
     assert isinstance(prepared, dict)
-    normalizer = _Normalizer(prepared, sink)
+    normalizer = _Normalizer(prepared, sink, root_name=class_name)
     result = normalizer.run_whole() if whole else normalizer.run()
     sink.raise_if(strict=strict)
     return Normalized(
@@ -130,9 +147,12 @@ def normalize(
 
 
 class _Normalizer:
-    def __init__(self, schema: JsonObject, sink: DiagnosticSink) -> None:
+    def __init__(
+        self, schema: JsonObject, sink: DiagnosticSink, *, root_name: str | None = None
+    ) -> None:
         self._root = schema
         self._sink = sink
+        self._root_spelling = None if root_name is None else _spelling(root_name)
         self._defs_key = (
             "$defs" if "$defs" in schema or "definitions" not in schema else "definitions"
         )
@@ -340,11 +360,11 @@ class _Normalizer:
             taken = set(defs)
             for name in list(defs):
                 # the normaliser's own definitions (JsonValue, Uri...) must stay its own
-                if _SAFE_NAME.fullmatch(name) and not _reserved(name):
+                if _SAFE_NAME.fullmatch(name) and not self._taken(name):
                     continue
                 base = re.sub(r"[^A-Za-z0-9_]+", "_", name).strip("_") or "Definition"
                 new, counter = base, 1
-                while new in taken or _reserved(new):
+                while new in taken or self._taken(new):
                     counter += 1
                     new = f"{base}_{counter}"
                 taken.add(new)
@@ -357,6 +377,11 @@ class _Normalizer:
         self._rewrite_refs(self._root, renames)
         self._safe_titles()
 
+    def _taken(self, name: str) -> bool:
+        """Whether the generator could give a class of this name a name already taken: one
+        of its own types, an import, or the root's class."""
+        return reserved_name(name) or _spelling(name) == self._root_spelling
+
     def _safe_titles(self) -> None:
         """A title the generator would make the class name of one of the normaliser's own
         types (``"title": "uri"`` -> ``Uri``) would type the value as that type: such a title
@@ -364,11 +389,11 @@ class _Normalizer:
         taken = _titles(self._root)
         for at, node in walk.subschemas_at(self._root):
             title = node.get("title")
-            if not isinstance(title, str) or not _reserved(title):
-                continue
+            if at == "" or not isinstance(title, str) or not self._taken(title):
+                continue  # the root's title is replaced by its class name
             base = re.sub(r"[^A-Za-z0-9_]+", "_", title).strip("_") or "Title"
             new, counter = base, 1
-            while new in taken or pascal(new) in taken or _reserved(new):
+            while new in taken or pascal(new) in taken or self._taken(new):
                 counter += 1
                 new = f"{base}_{counter}"
             taken.update((new, pascal(new)))
@@ -1201,18 +1226,24 @@ GENERATED_IMPORTS = frozenset(
 by the generator, but not every reference to it: a title ``Union`` left forward references
 ``"Union"`` that resolve to typing's, and the module did not import. A test holds this list to
 what the generated modules import."""
-_RESERVED_SPELLINGS = frozenset(
-    re.sub(r"[^0-9a-z]", "", n.lower()) for n in (*_RESERVED_DEFINITIONS, *GENERATED_IMPORTS)
-)
 
 
-def _reserved(name: str) -> bool:
+def _spelling(name: str) -> str:
+    """A name as the generator's class names tell it from others: it capitalises and joins
+    words, so ``json_value``, ``json-value`` and ``JsonValue`` are one class name."""
+    return re.sub(r"[^0-9a-z]", "", name.lower())
+
+
+_RESERVED_SPELLINGS = frozenset(_spelling(n) for n in (*_RESERVED_DEFINITIONS, *GENERATED_IMPORTS))
+
+
+def reserved_name(name: str) -> bool:
     """Whether the generator could make the class name of one of the normaliser's own types
     (``JsonValue``, ``Uri``...) or of a name the module imports (``Union``, ``Field``) of this
     name: it capitalises and joins words, so a definition named ``uri`` or ``json_value``
     would be typed as the format or as any JSON value, one titled ``Union`` as typing's. A
     name is a name: such a definition or title is renamed, never read as a type."""
-    return re.sub(r"[^0-9a-z]", "", name.lower()) in _RESERVED_SPELLINGS
+    return _spelling(name) in _RESERVED_SPELLINGS
 
 
 _SAFE_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*")

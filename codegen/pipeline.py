@@ -160,7 +160,9 @@ def model_source(
 def _model_source(
     schema: JsonObject, *, class_name: str, source: ModelSource, strict: bool, whole: bool = False
 ) -> tuple[str, list[Diagnostic]]:
-    normalized = normalize(schema, source=source.schema_path, strict=strict, whole=whole)
+    normalized = normalize(
+        schema, source=source.schema_path, strict=strict, whole=whole, class_name=class_name
+    )
     prepared = dict(normalized.schema)
     prepared["title"] = class_name  # the root class name is stable whatever the schema's title
     rules = {

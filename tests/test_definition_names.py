@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import jsonschema
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from pydantic import ValidationError
@@ -158,7 +159,7 @@ def _agree_any(schema: dict[str, Any], workdir: Path, documents: list[Any]) -> N
 def test_every_name_a_generated_module_imports_is_reserved() -> None:
     import ast
 
-    from codegen.normalize import _reserved
+    from codegen.normalize import reserved_name
 
     package = Path(__file__).parent.parent / "generated" / "agentruns_generated"
     imported = {
@@ -169,4 +170,65 @@ def test_every_name_a_generated_module_imports_is_reserved() -> None:
         for alias in node.names
     }
     assert imported
-    assert {name for name in imported if not _reserved(name)} == set()
+    assert {name for name in imported if not reserved_name(name)} == set()
+
+
+root_spellings = st.builds(
+    lambda joiner, case: joiner.join(case(word) for word in ["root"]) + case(""),
+    st.sampled_from(["", "_", "-"]),
+    st.sampled_from([str.lower, str.capitalize, str.upper]),
+)
+"""Spellings of the root's class name (``Root`` in these tests)."""
+
+
+@PROPERTY_SETTINGS
+@given(
+    name=root_spellings,
+    title=st.none() | root_spellings,
+    definition=definitions,
+    found=st.lists(values, min_size=6, max_size=10),
+)
+def test_a_definition_named_like_the_root_class_leaves_the_root_its_name(
+    tmp_path_factory: Any,
+    name: str,
+    title: str | None,
+    definition: dict[str, Any],
+    found: list[Any],
+) -> None:
+    """The generator gave the root's name to such a definition and renamed the root (or,
+    for a name that is also one of its types, left the root out of the module)."""
+    stated = definition if title is None else {"title": title, **definition}
+    schema = {
+        "$schema": D7,
+        "type": "object",
+        "required": ["root_only"],
+        "properties": {"root_only": {"type": "integer"}, "v": {"$ref": f"#/definitions/{name}"}},
+        "definitions": {name: stated},
+    }
+    workdir = tmp_path_factory.mktemp("root")
+    assert "root_only" in _model(schema, workdir).model_fields
+    _agree(schema, workdir, [{"root_only": 1, "v": value} for value in found])
+
+
+def test_a_class_name_spelled_like_a_generated_modules_own_name_is_refused() -> None:
+    from codegen.diagnostics import CodegenError
+    from codegen.driver import ModelSource
+    from codegen.pipeline import model_source
+
+    schema: dict[str, Any] = {"$schema": D7, "type": "object"}
+    for name in ("Uri", "JsonValue", "Field", "Union"):
+        with pytest.raises(CodegenError, match=f"class name '{name}'"):
+            model_source(schema, class_name=name, source=ModelSource("t", "-"), strict=False)
+
+
+def test_a_schema_file_named_like_a_built_in_type_gets_a_class_name_of_its_own(
+    tmp_path: Path,
+) -> None:
+    from codegen.__main__ import main
+
+    schema = tmp_path / "uri.json"
+    stated = {"$schema": D7, "type": "object", "properties": {"a": {"type": "string"}}}
+    schema.write_text(json.dumps(stated), encoding="utf-8")
+    out = tmp_path / "uri_model.py"
+    assert main(["model", str(schema), "--out", str(out)]) == 0
+    assert "class UriModel(JsonModel):" in out.read_text(encoding="utf-8")
