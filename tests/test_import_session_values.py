@@ -95,22 +95,53 @@ def test_import_writes_atif_when_no_format_is_named() -> None:
     MODELS["atif"].model_validate_json(result.stdout)
 
 
-def _failing(stats_json: str) -> dict[str, int]:
+def _tools(stats_json: str) -> tuple[dict[str, int], dict[str, int]]:
+    """The most used and the most failing tools of a stats report."""
     shown = json.loads(stats_json)
-    return {entry["name"]: entry["count"] for entry in shown["most_failing_tools"]}
+    return (
+        {entry["name"]: entry["count"] for entry in shown["most_used_tools"]},
+        {entry["name"]: entry["count"] for entry in shown["most_failing_tools"]},
+    )
 
 
-@pytest.mark.parametrize("to", ["agentrun", "atif"])
+@pytest.mark.parametrize("to", ["agentrun", "atif", "cortex"])
 def test_a_failing_tool_survives_import_as_the_folder_shows_it(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, to: str
 ) -> None:
+    """A journal too: a tool call is an event named after its tool, with its kind, status and
+    error kept in the event's own properties (it was an event like any other: no tools)."""
     monkeypatch.setenv("AGENTRUNS_CACHE_DIR", str(tmp_path / "cache"))
     folder = LOGS / "codex-exec-json"
-    direct = _failing(invoke("stats", "--output-format", "json", "--no-cache", str(folder)).stdout)
-    assert direct  # these sessions hold failed calls
+    direct = _tools(invoke("stats", "--output-format", "json", "--no-cache", str(folder)).stdout)
+    assert direct[1]  # these sessions hold failed calls
     out = tmp_path / "runs.jsonl"
     invoke("import", str(folder), "--to", to, "-o", str(out))
-    assert _failing(invoke("stats", "--output-format", "json", str(out)).stdout) == direct
+    assert _tools(invoke("stats", "--output-format", "json", str(out)).stdout) == direct
+
+
+@pytest.mark.parametrize("to", ["agentrun", "cortex"])
+def test_what_a_target_cannot_hold_of_a_step_is_reported_at_that_value(
+    tmp_path: Path, to: str
+) -> None:
+    """Each lost value of a step at its own pointer (``/steps/3/output``), never one line for
+    all the steps; and every value not reported comes back as it was."""
+    from agentruns import to_canonical
+    from agentruns.transcripts import read
+
+    losses = tmp_path / "losses.jsonl"
+    out = tmp_path / "run.json"
+    result = invoke("import", str(SESSION), "--to", to, "-o", str(out), "--losses", str(losses))
+    assert result.exit_code == 0, result.stderr
+    pointers = {loss["pointer"] for loss in json.loads(losses.read_text())["losses"]}
+    assert "/steps" not in pointers
+    run = read(SESSION)
+    back = to_canonical(MODELS[to].model_validate_json(out.read_text()))
+    assert isinstance(run.steps, tuple)
+    assert isinstance(back.steps, tuple)
+    for index, (step, kept) in enumerate(zip(run.steps, back.steps, strict=True)):
+        for name in ("kind", "name", "input", "output", "status", "message", "call_id"):
+            if f"/steps/{index}/{name}" not in pointers:
+                assert getattr(kept, name) == getattr(step, name), (index, name)
 
 
 def test_a_steps_own_extra_property_of_another_type_stays_the_records_own() -> None:

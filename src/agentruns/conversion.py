@@ -10,7 +10,8 @@ is either *carried* (kept verbatim in a free-form place of the target, when it h
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+import dataclasses
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import replace
 from functools import cache
 from typing import TYPE_CHECKING, Any, TypeVar, overload
@@ -18,7 +19,7 @@ from typing import TYPE_CHECKING, Any, TypeVar, overload
 from pydantic import MISSING, BaseModel, JsonValue
 
 from agentruns._results import Conversion, Derived, Loss, Written
-from agentruns.canonical import FIELDS, Run
+from agentruns.canonical import FIELDS, Run, RunStep
 from agentruns.errors import AgentrunsError, ConversionError, FormatError, LossError
 from agentruns.formats._base import (
     CARRY_PROPERTY,
@@ -491,17 +492,57 @@ def _losses(
             if key not in kept or kept[key] != item
         ] or [Loss(where, f"{target.name} has no place for {name}")]
     if name == "steps" and isinstance(value, tuple):
-        back = getattr(returned, name)
-        kept_steps = len(back) if isinstance(back, tuple) else 0
-        kinds = sorted({step.kind for step in value})
-        return [
-            Loss(
-                where,
-                f"{target.name} keeps {kept_steps} of {len(value)} steps, not all their fields "
-                f"(kinds here: {', '.join(kinds)})",
-            )
-        ]
+        return step_losses(target.name, value, returned.steps, source.step_pointer, where)
     return [Loss(where, f"{target.name} has no place for {name}")]
+
+
+_STEP_FIELDS = tuple(field.name for field in dataclasses.fields(RunStep))
+
+
+def step_losses(
+    target: str,
+    steps: tuple[RunStep, ...],
+    back: tuple[RunStep, ...] | MISSING,
+    locate: Callable[[int, str, str | None], str | None],
+    where: str,
+) -> list[Loss]:
+    """What ``target`` did not keep of the steps, each value at its own pointer
+    (``locate(index, field, extra key)``; ``where``, the steps' pointer, when it cannot
+    say): a step's status, its arguments, one extra property. When the target kept a
+    different number of steps, the positions do not pair, and the list is one loss."""
+    returned = back if isinstance(back, tuple) else ()
+    if len(returned) != len(steps):
+        kinds = ", ".join(sorted({step.kind for step in steps}))
+        reason = (
+            f"{target} keeps {len(returned)} of {len(steps)} steps, not all their fields "
+            f"(kinds here: {kinds})"
+        )
+        return [Loss(where, reason)]
+    losses: list[Loss] = []
+    for index, (step, kept) in enumerate(zip(steps, returned, strict=True)):
+        if step == kept:
+            continue
+        for name in _STEP_FIELDS:
+            value, shown = getattr(step, name), getattr(kept, name)
+            if value == shown:
+                continue
+            if name == "extra" and isinstance(value, dict):
+                held = shown if isinstance(shown, dict) else {}
+                for key, item in value.items():
+                    if key not in held or held[key] != item:
+                        at = locate(index, name, key) or where
+                        reason = f"{target} has no place for this property of step {index}"
+                        losses.append(Loss(at, reason))
+                continue
+            at = locate(index, name, None) or where
+            if value is MISSING:
+                reason = f"{target} cannot say that step {index}'s {name} is absent"
+            elif shown is MISSING:
+                reason = f"{target} has no place for step {index}'s {name}"
+            else:
+                reason = f"{target} cannot hold step {index}'s {name} as it is"
+            losses.append(Loss(at, reason))
+    return losses
 
 
 _EXTRAS = frozenset({"extra", "result_extra", "metrics_extra"})

@@ -301,7 +301,8 @@ class Crosswalk(Generic[M, K]):
         """The model's extra properties are the canonical field ``target``: ``empty`` says
         whether an object without extras reads as ``{}`` or as absent; ``skip`` leaves out
         reserved ones (a carry payload); ``written`` says of which canonical objects they are
-        written back (a cortex event's extras, not another kind of step's fields)."""
+        written back (a cortex event's extras, not another kind of step's fields). The
+        properties ``extra`` names are canonical fields and always written."""
         named = self.extras.named if self.extras is not None else {}
         self.extras = _Extras(target.name, skip, empty, written, named)
         self._compiled = None
@@ -367,12 +368,14 @@ class Crosswalk(Generic[M, K]):
 
     def _write_extras(self, canonical: K, fields: dict[str, object]) -> None:
         extras = self.extras
-        if extras is not None and (extras.written is None or extras.written(canonical)):
+        if extras is None:
+            return
+        if extras.written is None or extras.written(canonical):
             fields.update(extras_for(self.model, getattr(canonical, extras.target)))
-            for key, (name, takes) in extras.named.items():
-                value = getattr(canonical, name)
-                if value is not MISSING and takes(value):  # only what reading takes back
-                    fields[key] = value
+        for key, (name, takes) in extras.named.items():  # canonical fields: always theirs
+            value = getattr(canonical, name)
+            if value is not MISSING and takes(value):  # only what reading takes back
+                fields[key] = value
 
     def _plan(self) -> _Compiled[M, K]:
         compiled = self._compiled

@@ -117,6 +117,14 @@ class Format(Generic[M]):
     """What ``read`` does with every field of every model of the format (``fields`` per
     model, or ``WHOLE``), computed from the crosswalk when there is one. A field it does not
     name is reported lost by ``convert``, never dropped."""
+    step_pointers: ClassVar[dict[str, str] | None] = None
+    """Canonical step field -> JSON pointer inside an item of the steps list, when each step
+    of a run is the item at its own position there (AgentRun steps, cortex events), so that
+    what a target cannot hold of a step is reported at that step's value; None for a format
+    whose steps are made from items otherwise (ATIF's turns, portable's invocations).
+    Computed from the crosswalk's table of the steps' items, when it reads them one to one."""
+    steps_one_to_one: ClassVar[bool] = False
+    """Each canonical step is read from the item at its own position (see ``step_pointers``)."""
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -124,6 +132,20 @@ class Format(Generic[M]):
         if table is not None:
             cls.pointers = dict(table.pointers())
             cls.coverage = _coverage_of(table)
+            items = next((r.table for r in table.rows if r.target == "steps"), None)
+            if cls.__dict__.get("steps_one_to_one") and items is not None:
+                cls.step_pointers = dict(items.pointers())
+
+    def step_pointer(self, index: int, field: str, key: str | None = None) -> str | None:
+        """JSON pointer of the value behind a field of the run's step ``index`` (``key``: one
+        of its extra properties), or None when the format cannot say (see ``step_pointers``)."""
+        found = self.step_pointers
+        if found is None:
+            return None
+        item = f"{self.pointer('steps')}/{index}"
+        if key is not None:
+            return f"{item}/{key.replace('~', '~0').replace('/', '~1')}"
+        return item + found.get(field, "")
 
     def read(self, record: M) -> Run:
         """The run the record describes, from its own fields (ignore any carried data)."""

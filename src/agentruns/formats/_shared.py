@@ -5,8 +5,14 @@ The formats' own words come from the generated models (one source of truth).
 
 from __future__ import annotations
 
+from typing import get_args
+
 from agentruns.canonical import Status
-from agentruns.models import AgentRunStatus, CortexRunJournalStatus
+from agentruns.models import AgentRunStatus, CortexRunJournalStatus, StepType
+
+STEP_KINDS = frozenset(get_args(StepType))
+"""The kinds of step a run has beside a journal's ``event``: AgentRun's step types (the other
+formats' steps are tool calls, results, thoughts and messages, all among them)."""
 
 CortexStatus = CortexRunJournalStatus
 

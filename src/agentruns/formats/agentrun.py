@@ -177,6 +177,7 @@ class AgentRunFormat(Format[AgentRun]):
     reserved root property, ``x-agentruns-carry``, that readers skip."""
 
     name: ClassVar[str] = "agentrun"
+    steps_one_to_one: ClassVar[bool] = True
     model = AgentRun
     crosswalk = RUN
 

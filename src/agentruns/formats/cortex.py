@@ -18,7 +18,12 @@ from agentruns.canonical import Run, RunStep, Status
 from agentruns.crosswalk import Crosswalk, Writing, kept, required
 from agentruns.derivations import Derivation, derive_run_id, derive_started_at, derive_status
 from agentruns.formats._base import Format, is_carry
-from agentruns.formats._shared import CortexStatus, status_from_cortex, status_to_cortex
+from agentruns.formats._shared import (
+    STEP_KINDS,
+    CortexStatus,
+    status_from_cortex,
+    status_to_cortex,
+)
 from agentruns.models import (
     CortexRunJournal,
     CortexRunJournalKind,
@@ -109,6 +114,24 @@ def _type(value: str | MISSING, writing: Writing[RunStep]) -> str:
     return value if isinstance(value, str) and value else writing.of.kind
 
 
+def _step_kind(value: JsonValue) -> bool:
+    """A kind of step other than an event (an event's own ``kind`` property, of any other
+    value, is the user's and stays so)."""
+    return isinstance(value, str) and value in STEP_KINDS
+
+
+def _integer(value: JsonValue) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _any(value: JsonValue) -> bool:
+    return True
+
+
+def _text(value: JsonValue) -> bool:
+    return isinstance(value, str)
+
+
 def _read_events(events: list[Event] | MISSING) -> tuple[RunStep, ...] | MISSING:
     if events is MISSING:
         return MISSING
@@ -150,6 +173,15 @@ EVENT.same(EVENT.field(lambda e: e.activity), EVENT.to(lambda s: s.activity))
 EVENT.same(EVENT.field(lambda e: e.message), EVENT.to(lambda s: s.message))
 EVENT.convert(EVENT.field(lambda e: e.at), EVENT.to(lambda s: s.started_at), kept, _at)
 EVENT.keep_extras(EVENT.to(lambda s: s.extra), written=lambda step: step.kind == "event")
+# what a step of another kind is beyond an event's own fields (a tool call: its kind, its
+# arguments and result, its id) is kept in the properties events allow, so a journal holds
+# every step whole and reads back as the tool calls it was written from
+EVENT.extra("kind", EVENT.to(lambda s: s.kind), _step_kind)
+EVENT.extra("index", EVENT.to(lambda s: s.index), _integer)
+EVENT.extra("input", EVENT.to(lambda s: s.input), _any)
+EVENT.extra("output", EVENT.to(lambda s: s.output), _any)
+EVENT.extra("duration_ms", EVENT.to(lambda s: s.duration_ms), _integer)
+EVENT.extra("call_id", EVENT.to(lambda s: s.call_id), _text)
 
 JOURNAL = Crosswalk(CortexRunJournal, Run)
 """The journal is the run: its execution (worktree, branch, commits, phase) and its events."""
@@ -201,6 +233,7 @@ del J
 
 class CortexFormat(Format[CortexRunJournal]):
     name: ClassVar[str] = "cortex"
+    steps_one_to_one: ClassVar[bool] = True
     model = CortexRunJournal
     crosswalk = JOURNAL
 

@@ -17,7 +17,15 @@ from typing import Any
 from pydantic import MISSING, BaseModel, ValidationError
 
 from agentruns.canonical import FIELDS, Run
-from agentruns.conversion import Derived, Format, Loss, Written, _carried, format_for
+from agentruns.conversion import (
+    Derived,
+    Format,
+    Loss,
+    Written,
+    _carried,
+    format_for,
+    step_losses,
+)
 from agentruns.detect import MODELS
 from agentruns.errors import RecordError
 from agentruns.io import error_pointers
@@ -271,11 +279,9 @@ def to_record(
         if name in carriable and name not in uncarried:
             continue
         if name == "steps" and isinstance(value, tuple):
-            shown = getattr(back, name)
-            count = len(shown) if isinstance(shown, tuple) else 0
-            kinds = ", ".join(sorted({step.kind for step in value}))
-            reason = f"{to} keeps {count} of {len(value)} steps, not all their fields ({kinds})"
-        elif (own := _stated(written.derived, fmt.pointer(name))) is not None:
+            losses += step_losses(to, value, back.steps, _in_run, "/steps")
+            continue
+        if (own := _stated(written.derived, fmt.pointer(name))) is not None:
             reason = (
                 f"{to} writes its own {name} in its place ({own}), not the transcript's {value!r}"
             )
@@ -283,6 +289,13 @@ def to_record(
             reason = f"{to} has no place for the transcript's {name}"
         losses.append(Loss(f"/{name}", reason))
     return Imported(record, tuple(losses), tuple(kept), kept_own)
+
+
+def _in_run(index: int, field: str, key: str | None) -> str:
+    """Where a step's value is in the run a session reads as (``/steps/3/status``)."""
+    if key is not None:
+        return f"/steps/{index}/extra/{key.replace('~', '~0').replace('/', '~1')}"
+    return f"/steps/{index}/{field}"
 
 
 def _stated(derived: tuple[Derived, ...], pointer: str) -> str | None:
