@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Final, Generic, Literal, TypeVar
 
-from pydantic import MISSING, BaseModel, JsonValue
+from pydantic import MISSING, BaseModel, JsonValue, ValidationError
 
 from agentruns._results import Derived
 from agentruns.canonical import Run
@@ -377,6 +377,19 @@ class Crosswalk(Generic[M, K]):
             if value is not MISSING and takes(value):  # only what reading takes back
                 fields[key] = value
 
+    def _make(self, fields: dict[str, object]) -> M:
+        """The model of ``fields``; a value kept in a named extra property that the model
+        cannot hold (nested deeper than pydantic validates) is left out, so the trip back
+        finds it missing and reports it lost, as a value too deep to carry is."""
+        try:
+            return self.model(**fields)
+        except ValidationError as error:
+            named = self.extras.named if self.extras is not None else {}
+            refused = {str(e["loc"][0]) for e in error.errors() if e["loc"]}
+            if not refused or not refused <= set(named):
+                raise
+            return self.model(**{k: v for k, v in fields.items() if k not in refused})
+
     def _plan(self) -> _Compiled[M, K]:
         compiled = self._compiled
         if compiled is None:
@@ -532,7 +545,8 @@ def _compile(table: Crosswalk[M, K]) -> _Compiled[M, K]:
         held += [f"canonical.{name} is not MISSING" for name, _ in table.extras.named.values()]
     if len(read) == 1:
         read.append("    return None")
-    write.append("    return MODEL(**fields)")
+    named = table.extras is not None and bool(table.extras.named)
+    write.append("    return TABLE._make(fields)" if named else "    return MODEL(**fields)")
     holds = ["def holds(canonical):", f"    return {' or '.join(held) or 'False'}"]
     source = "\n".join([*read, "", *write, "", *holds]) + "\n"
     exec(compile(source, f"<crosswalk {table.model.__name__}>", "exec"), names)
