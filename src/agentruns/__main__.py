@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from agentruns.cli import run
+from agentruns._command import run
 
 if __name__ == "__main__":
     run()
