@@ -27,7 +27,22 @@ class ModelShape:
 
     classes: dict[str, dict[str, tuple[str, bool]]] = field(default_factory=dict)
     """class -> field -> (annotation, required)."""
-    aliases: set[str] = field(default_factory=set)
+    aliases: dict[str, str] = field(default_factory=dict)
+    """type alias -> the type it names, as written (``Annotated[JsonInt, Field(ge=0)]``)."""
+
+    def resolved(self, annotation: str) -> list[str]:
+        """``alias = type`` for every alias an annotation names, and the aliases those name:
+        ``UpdatedAtRule`` alone hides that the type is an integer with a minimum."""
+        found: list[str] = []
+        pending = [annotation]
+        while pending:
+            for node in ast.walk(ast.parse(pending.pop(), mode="eval")):
+                if isinstance(node, ast.Name) and node.id in self.aliases:
+                    line = f"{node.id} = {self.aliases[node.id]}"
+                    if line not in found:
+                        found.append(line)
+                        pending.append(self.aliases[node.id])
+        return found
 
 
 def shape_of(code: str) -> ModelShape:
@@ -50,8 +65,9 @@ def shape_of(code: str) -> ModelShape:
             and isinstance(node.value, ast.Call)
             and isinstance(node.value.func, ast.Name)
             and node.value.func.id == "TypeAliasType"
+            and len(node.value.args) == 2
         ):
-            shape.aliases.add(node.targets[0].id)
+            shape.aliases[node.targets[0].id] = ast.unparse(node.value.args[1])
     return shape
 
 
@@ -76,12 +92,16 @@ def describe(before: ModelShape, after: ModelShape) -> list[str]:
         for added in sorted(set(now) - set(was)):
             kind = "required" if now[added][1] else "optional"
             lines.append(f"{name}.{added}: added ({kind}: {now[added][0]})")
+            lines += [f"  where {line}" for line in after.resolved(now[added][0])]
         for removed in sorted(set(was) - set(now)):
             lines.append(f"{name}.{removed}: removed")
         for kept in sorted(set(was) & set(now)):
             (old_type, old_required), (new_type, new_required) = was[kept], now[kept]
             if old_type != new_type:
                 lines.append(f"{name}.{kept}: retyped {old_type} -> {new_type}")
+                was_named, now_named = before.resolved(old_type), after.resolved(new_type)
+                lines += [f"  before: {line}" for line in was_named if line not in now_named]
+                lines += [f"  now: {line}" for line in now_named if line not in was_named]
             if old_required != new_required:
                 made = "required" if new_required else "optional"
                 lines.append(f"{name}.{kept}: made {made}")

@@ -850,7 +850,12 @@ class _Normalizer:
                 rule[key] = _restated(original[key])
         if "additionalProperties" in rule and "properties" in (source or original):
             rule["properties"] = (source or original)["properties"]
-        if "oneOf" in loose and not any(k in node for k in ("anyOf", "allOf")):
+        # Beside keywords the generator renders (a type, a minimum) it would render the
+        # union alone: the branches' JsonValue with the minimum applied to it, the type
+        # dropped (a string then reached the comparison and raised TypeError). Such a node
+        # keeps its own keywords, and the rule judges the branches.
+        rendered_beside = set(node) - _ANNOTATION_ONLY - {"title", "x-allOf"}
+        if "oneOf" in loose and not rendered_beside:
             node["anyOf"] = rendered["oneOf"]  # the superset: any one (exact) branch
             _distinct_branches(node)
         object_model = (

@@ -202,7 +202,7 @@ def test_a_rule_at_a_root_that_is_not_an_object_is_on_the_root_type(
     path.write_text(json.dumps(schema))
     assert main(["model", str(path), "--out", str(tmp_path / "t.py")]) == 0
     assert "/: warning: items: enforced by the root type" in capsys.readouterr().err
-    root: Any = load(tmp_path / "t.py", "tuple_models").Tuple
+    root: Any = load(tmp_path / "t.py", "tuple_models").TupleModel  # typing.Tuple is taken
     adapter: TypeAdapter[object] = TypeAdapter(root)
     assert adapter.validate_json('[1, "a", true]') == [1, "a", True]
     with pytest.raises(ValidationError, match="schema rule"):

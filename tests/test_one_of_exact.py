@@ -127,3 +127,62 @@ def test_a_root_one_of_with_a_keyword_named_tag_refuses_what_jsonschema_refuses(
         except ValidationError:
             got = False
         assert got == expected, document
+
+
+scalar_types = st.sampled_from([{"type": "integer"}, {"type": "number"}, {"type": "string"}, {}])
+scalar_keywords = st.sampled_from(
+    [{"minimum": 0}, {"maximum": 10}, {"multipleOf": 2}, {"maxLength": 3}, {"minLength": 1}, {}]
+)
+scalar_branches = st.sampled_from(
+    [
+        {"multipleOf": 2},
+        {"multipleOf": 3},
+        {"type": "string"},
+        {"type": "integer"},
+        {"maxLength": 1},
+        {"minimum": 5},
+        {"const": 4},
+        {"enum": ["a", 6]},
+    ]
+)
+scalar_values = st.sampled_from(
+    [0, 2, 3, 4, 4.0, 4.5, 5, 6, 9, 12, -2, 2**70, 1e300, True, None, "", "a", "abcd", "4", [4]]
+)
+
+
+@PROPERTY_SETTINGS
+@given(
+    own=scalar_types,
+    beside=scalar_keywords,
+    key=st.sampled_from(["oneOf", "anyOf"]),
+    union=st.lists(scalar_branches, min_size=1, max_size=3),
+    found=st.lists(scalar_values, min_size=8, max_size=12),
+)
+def test_a_union_beside_a_type_and_its_keywords_is_judged_as_jsonschema_judges_it(
+    tmp_path_factory: Any,
+    own: dict[str, Any],
+    beside: dict[str, Any],
+    key: str,
+    union: list[dict[str, Any]],
+    found: list[Any],
+) -> None:
+    """The generator rendered ``{"type": "integer", "minimum": 0, "oneOf": [...]}`` as the
+    branches' union with the minimum on it and no type: ``"4"`` reached the comparison and
+    raised TypeError (not a validation error), an exactness hole and a crash at once."""
+    schema = {
+        "$schema": D7,
+        "type": "object",
+        "properties": {"v": {**own, **beside, key: union}},
+    }
+    try:
+        model = _model(schema, tmp_path_factory.mktemp("beside"))
+    except CodegenError:
+        return  # refused, with a diagnostic: allowed
+    oracle = jsonschema.Draft7Validator(schema)
+    for value in found:
+        try:
+            model.model_validate_json(json.dumps({"v": value}))
+            got = True
+        except ValidationError:
+            got = False
+        assert got == oracle.is_valid({"v": value}), (value, json.dumps(schema))

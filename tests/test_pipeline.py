@@ -405,6 +405,29 @@ def test_changes_lists_the_fields_of_a_new_class_and_a_small_whole_counter_examp
     assert reasons == "/: required: 'review' is a required property)"
 
 
+def test_changes_shows_what_a_retyped_fields_alias_stands_for(
+    tree: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The alias's name alone (``UpdatedAtRule``) hid that the new type is an integer with a
+    minimum: the report resolves every alias the old and new annotations name."""
+    path = tree / "schemas" / "cortex-run-journal.schema.json"
+    schema = json.loads(path.read_text())
+    schema["properties"]["updated_at"] = {
+        "type": "integer",
+        "minimum": 0,
+        "oneOf": [{"multipleOf": 2}, {"multipleOf": 3}],
+    }
+    path.write_text(json.dumps(schema))
+    assert run(tree, "changes", "--examples", "5") == 0
+    report = capsys.readouterr().out
+    retyped = next(x for x in report.splitlines() if x.startswith("CortexRunJournal.updated_at"))
+    assert "retyped" in retyped
+    alias = retyped.rsplit("-> ", 1)[1].split(" |")[0]
+    resolved = next(x for x in report.splitlines() if x.startswith(f"  now: {alias} = "))
+    assert "StrictInt" in resolved
+    assert "ge=0" in resolved
+
+
 def test_a_counter_example_is_shrunk_to_what_keeps_it_one() -> None:
     from codegen._json import Json
     from codegen.changes import _shrunk
