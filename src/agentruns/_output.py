@@ -192,11 +192,13 @@ class Records:
 
 def writes_lines(output: str, inputs: Sequence[str], jsonl: bool) -> bool:
     """Whether converted records are written as JSON Lines: when the output file's name says
-    so, or, on stdout or a FIFO or device, when any input is JSONL (or ``jsonl`` is asked)."""
+    so, or, on stdout or a FIFO or device, when any input is JSONL or standard input (whose
+    layout is known only once read: one record is one line, JSON and JSON Lines alike), or
+    ``jsonl`` is asked."""
     from agentruns.io import layout_of
 
     if output == "-" or not is_regular_or_new(output):
-        return jsonl or any(layout_of(path) == "jsonl" for path in inputs)
+        return jsonl or any(path == "-" or layout_of(path) == "jsonl" for path in inputs)
     return layout_of(output) == "jsonl"
 
 

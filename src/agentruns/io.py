@@ -109,7 +109,10 @@ def read_raw(
     and reading goes on after it (memory stays within about ``max_size``).
     """
     chosen = layout_of(path, layout)
-    with _open(path) as stream:
+    with _open(path) as opened:
+        stream: IO[bytes] | _Prefixed = opened
+        if path == "-" and layout is None:
+            stream, chosen = _sniffed(opened, max_size)
         number = 0
         try:
             if chosen == "jsonl":
@@ -194,8 +197,61 @@ def _stdin() -> Iterator[IO[bytes]]:
         yield stream
 
 
+def _sniffed(stream: IO[bytes], max_size: int) -> tuple[_Prefixed, Layout]:
+    """Standard input's layout, from what it holds: JSON Lines when its first line that is
+    not blank is a JSON document by itself (``agentruns import ... | agentruns stats -``),
+    else one JSON document (spread over lines, or a single line: the same either way). The
+    lines read to decide are read again by the reader."""
+    limit = max_size + len(_BOM) + 2
+    head = b""
+    while line := stream.readline(limit):
+        head += line
+        body = line.removeprefix(_BOM).strip()
+        if not body:
+            if len(head) > limit:
+                break  # blank lines without end: not worth deciding on
+            continue
+        if not line.endswith(b"\n"):
+            break  # the last line, or one too long to be a record: one document
+        try:
+            json.loads(body)
+        except (ValueError, RecursionError):
+            break
+        return _Prefixed(head, stream), "jsonl"
+    return _Prefixed(head, stream), "json"
+
+
+class _Prefixed:
+    """A stream whose first bytes were already read (to decide its layout)."""
+
+    def __init__(self, head: bytes, rest: IO[bytes]) -> None:
+        self._head = head
+        self._rest = rest
+
+    def readline(self, limit: int = -1) -> bytes:
+        if not self._head:
+            return self._rest.readline(limit)
+        end = self._head.find(b"\n")
+        cut = len(self._head) if end < 0 else end + 1
+        if limit >= 0:
+            cut = min(cut, limit)
+        line, self._head = self._head[:cut], self._head[cut:]
+        if not self._head and not line.endswith(b"\n") and (limit < 0 or len(line) < limit):
+            line += self._rest.readline(-1 if limit < 0 else limit - len(line))
+        return line
+
+    def read(self, size: int = -1) -> bytes:
+        head, self._head = self._head, b""
+        if size < 0:
+            return head + self._rest.read()
+        if len(head) >= size:
+            self._head = head[size:]
+            return head[:size]
+        return head + self._rest.read(size - len(head))
+
+
 def _jsonl(
-    path: str, stream: IO[bytes] | _Window, max_size: int, first_line: int = 1
+    path: str, stream: IO[bytes] | _Window | _Prefixed, max_size: int, first_line: int = 1
 ) -> Iterator[Raw]:
     limit = max_size + len(_BOM) + 2  # a line of max_size bytes, a BOM, then CR LF
     number = first_line - 1
@@ -268,7 +324,7 @@ def count_lines(path: str, start: int, end: int) -> int:
     return lines + (last != b"\n")
 
 
-def _skip_line(stream: IO[bytes] | _Window) -> None:
+def _skip_line(stream: IO[bytes] | _Window | _Prefixed) -> None:
     """Read past the rest of an overlong line in bounded pieces."""
     while piece := stream.readline(_BUFFER):
         if piece.endswith(b"\n"):

@@ -202,7 +202,7 @@ class RunFacts:
         return cls(
             format=fmt,
             status=derivations.status(run),
-            agent=run.agent_id if isinstance(run.agent_id, str) else None,
+            agent=_agent(run),
             duration_ms=derivations.duration_ms(run),
             tokens=sum(spent) if spent else None,
             tools=tools,
@@ -230,6 +230,15 @@ class RunFacts:
             for slot, model, usd in cost
         ]
         return cls(**value)  # type: ignore[arg-type]
+
+
+def _agent(run: Run) -> str | None:
+    """The agent a run is counted under: its id, else its framework (a session is its
+    harness's; a journal, whose agent is optional, carries the framework it was imported
+    from), so that a session folder and its runs imported into any format count alike."""
+    if isinstance(run.agent_id, str):
+        return run.agent_id
+    return run.framework if isinstance(run.framework, str) else None
 
 
 def _subagents(run: Run) -> list[Run]:
@@ -616,9 +625,6 @@ def _session_facts(item: tuple[str, str | None]) -> RunFacts | str | None:
     if transcript is None or isinstance(transcript, Unreadable):
         return transcript if transcript is None else transcript.reason
     facts = RunFacts.of(transcript.run, transcript.harness)
-    framework = transcript.run.framework
-    if facts.agent is None and isinstance(framework, str):
-        facts.agent = framework  # as importing it states it: the agent whose session it is
     facts.usage = _usage(transcript.rounds, facts.started)
     _price(facts, transcript.rounds)
     return facts
