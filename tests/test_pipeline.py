@@ -339,6 +339,20 @@ def test_a_manifest_entry_without_its_upstream_commit_is_refused(
     assert "/schemas/0/commit: error: must be a git commit hash" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize("commit", ["1019c0066a09", "1019c0066a09611cf2ec1a7562ff339299f45aa9"])
+def test_a_manifest_commit_is_written_in_one_form(
+    tree: Path, capsys: pytest.CaptureFixture[str], commit: str
+) -> None:
+    """A 12-digit hash for one format and 7 for another changed the generated code with
+    whoever wrote the entry: every commit is git's short form."""
+    path = tree / "schemas" / "manifest.json"
+    manifest = json.loads(path.read_text())
+    manifest["schemas"][0]["commit"] = commit
+    path.write_text(json.dumps(manifest))
+    assert run(tree, "check") == 1
+    assert "in its short form (7 hex digits)" in capsys.readouterr().err
+
+
 @pytest.mark.parametrize(
     ("key", "value", "accepted"),
     [

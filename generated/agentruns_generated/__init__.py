@@ -66,7 +66,7 @@ FORMATS: dict[str, GeneratedFormat] = {
     ),
     "portable": GeneratedFormat(
         "portable",
-        "1019c0066a09",
+        "1019c00",
         "agentruns_generated.portable",
         "PortableRunRecord",
         "schemas/portable-run-record.schema.json",
