@@ -32,16 +32,18 @@ def _usd(*calls: _prices.Call) -> float:
 
 
 def test_a_million_tokens_cost_what_the_table_says() -> None:
-    assert _usd((SLOT, SONNET, 1_000_000, 0, 0, 0)) == pytest.approx(3.0)
-    assert _usd((SLOT, SONNET, 0, 1_000_000, 0, 0)) == pytest.approx(15.0)
+    assert _usd((SLOT, SONNET, 1_000_000, 0, 0, 0, 0)) == pytest.approx(3.0)
+    assert _usd((SLOT, SONNET, 0, 1_000_000, 0, 0, 0)) == pytest.approx(15.0)
     # input counts the cache: a million tokens all read from the cache cost the cache price
-    assert _usd((SLOT, SONNET, 1_000_000, 0, 0, 1_000_000)) == pytest.approx(0.3)
-    assert _usd((SLOT, SONNET, 1_000_000, 0, 1_000_000, 0)) == pytest.approx(3.75)
+    assert _usd((SLOT, SONNET, 1_000_000, 0, 0, 1_000_000, 0)) == pytest.approx(0.3)
+    assert _usd((SLOT, SONNET, 1_000_000, 0, 1_000_000, 0, 0)) == pytest.approx(3.75)
+    # a cache write kept an hour costs twice the input price (five minutes': 1.25 times)
+    assert _usd((SLOT, SONNET, 1_000_000, 0, 1_000_000, 0, 1_000_000)) == pytest.approx(6.0)
 
 
 def test_a_model_with_no_price_is_unknown_with_its_tokens_never_free() -> None:
     priced = _prices.price(
-        [(SLOT, "no-such-model-anywhere", 100, 20, 0, 0), (SLOT, None, 5, 5, 0, 0)]
+        [(SLOT, "no-such-model-anywhere", 100, 20, 0, 0, 0), (SLOT, None, 5, 5, 0, 0, 0)]
     )
     assert priced is not None
     assert priced.cost == {}
@@ -68,7 +70,8 @@ calls = st.lists(
         st.integers(0, 20_000),
         st.integers(0, 50_000),
         st.integers(0, 50_000),
-    ).filter(lambda c: c[2] >= c[4] + c[5]),
+        st.integers(0, 50_000),  # the part of the cache writes kept an hour
+    ).filter(lambda c: c[2] >= c[4] + c[5] and c[6] <= c[4]),
     min_size=1,
     max_size=20,
 )
@@ -79,7 +82,7 @@ calls = st.lists(
 def test_calls_priced_together_cost_what_they_cost_one_by_one(made: list[_prices.Call]) -> None:
     """The table (calc_price per call) is the oracle of the buckets."""
     expected = 0.0
-    for slot, model, read, written, cache_written, cache_read in made:
+    for slot, model, read, written, cache_written, cache_read, hour in made:
         when = (
             datetime.fromtimestamp(slot * USAGE_SLOT, UTC).replace(hour=0, minute=0)
             if slot is not None
@@ -90,6 +93,7 @@ def test_calls_priced_together_cost_what_they_cost_one_by_one(made: list[_prices
             output_tokens=written,
             cache_write_tokens=cache_written,
             cache_read_tokens=cache_read,
+            cache_write_1h_tokens=hour,
         )
         assert model is not None
         expected += float(calc_price(usage, model, genai_request_timestamp=when).total_price)
@@ -138,3 +142,27 @@ def test_without_the_price_table_the_cost_is_said_not_computed(
     assert _stats(str(tmp_path))["cost_usd"] is None
     result = CliRunner().invoke(main, ["stats", "-j", "1", "--no-cache", str(tmp_path)])
     assert "cost: not computed" in result.output
+
+
+def test_a_sessions_hour_long_cache_writes_cost_what_the_provider_charges(tmp_path: Path) -> None:
+    """Claude Code says which cache writes are kept an hour (``cache_creation``'s
+    ``ephemeral_1h_input_tokens``): those cost twice the input price, not 1.25 times (ccusage
+    and Anthropic's bill agree; the five-minute price made a day of Opus 4.6 $0.54, not $0.70)."""
+    usage = {
+        "input_tokens": 0,
+        "cache_creation_input_tokens": 1_000_000,
+        "cache_read_input_tokens": 0,
+        "cache_creation": {"ephemeral_5m_input_tokens": 0, "ephemeral_1h_input_tokens": 1_000_000},
+        "output_tokens": 0,
+    }
+    line = {
+        "type": "assistant",
+        "sessionId": "s-1",
+        "uuid": "u-1",
+        "timestamp": "2026-03-01T10:00:00Z",
+        "message": {"id": "m-1", "role": "assistant", "model": SONNET, "usage": usage},
+    }
+    (tmp_path / "p").mkdir()
+    (tmp_path / "p" / "s-1.jsonl").write_text(json.dumps(line) + "\n")
+    cost = _stats("--timezone", "UTC", str(tmp_path))["cost_usd"]
+    assert cost["total"] == pytest.approx(6.0)

@@ -23,9 +23,9 @@ from agentruns._slots import USAGE_SLOT
 if TYPE_CHECKING:
     from genai_prices.types import ModelPrice
 
-Call = tuple[int | None, str | None, int, int, int, int]
+Call = tuple[int | None, str | None, int, int, int, int, int]
 """One model call: (quarter hour or None, model or None, input, output, cache writes, cache
-reads), input counting the cache."""
+reads, the part of the cache writes kept for an hour), input counting the cache."""
 
 _KINDS = ("input_mtok", "output_mtok", "cache_read_mtok", "cache_write_mtok")
 
@@ -60,7 +60,7 @@ def price(calls: Iterable[Call]) -> Priced | None:
         return None
 
     found = Priced()
-    for slot, model, read, written, cache_written, cache_read in calls:
+    for slot, model, read, written, cache_written, cache_read, hour in calls:
         day = _day(slot)
         table = _model_price(model, day) if model else None
         if table is None:
@@ -69,7 +69,7 @@ def price(calls: Iterable[Call]) -> Priced | None:
             continue
         assert model is not None
         # the call's price, at the rates of its input band
-        base, fresh, out, reads, writes = _unit_prices(
+        base, fresh, out, reads, writes, hour_writes = _unit_prices(
             model, day, bisect_left(_thresholds(model, day), read)
         )
         usd = (
@@ -77,19 +77,21 @@ def price(calls: Iterable[Call]) -> Priced | None:
             + (read - cache_read - cache_written) * fresh
             + written * out
             + cache_read * reads
-            + cache_written * writes
+            + (cache_written - hour) * writes
+            + hour * hour_writes
         )
         found.cost[slot, model] = found.cost.get((slot, model), 0.0) + usd
     return found
 
 
-def _usd(table: ModelPrice, usage: Any, counts: tuple[int, int, int, int]) -> Decimal:
-    read, written, cache_written, cache_read = counts
+def _usd(table: ModelPrice, usage: Any, counts: tuple[int, int, int, int, int]) -> Decimal:
+    read, written, cache_written, cache_read, hour = counts
     made = usage(
         input_tokens=read,
         output_tokens=written,
         cache_write_tokens=cache_written,
         cache_read_tokens=cache_read,
+        cache_write_1h_tokens=hour,
     )
     return table.calc_price(made)["total_price"]
 
@@ -110,9 +112,10 @@ def _thresholds(model: str, day: str | None) -> tuple[int, ...]:
 @cache
 def _unit_prices(
     model: str, day: str | None, band: int
-) -> tuple[float, float, float, float, float]:
-    """USD per call, and per token of fresh input, output, cache read and cache write, for a
-    call whose input is in the ``band``-th range between thresholds.
+) -> tuple[float, float, float, float, float, float]:
+    """USD per call, and per token of fresh input, output, cache read, cache write and
+    cache write kept an hour, for a call whose input is in the ``band``-th range between
+    thresholds.
 
     The table's price of a call is a sum of prices per unit, each a count derived linearly
     from the call's tokens (a per-request price is a constant) times a rate that depends on
@@ -130,15 +133,18 @@ def _unit_prices(
     low = bands[band - 1] + 1 if band else 0
     high = bands[band] if band < len(bands) else low + _MILLION
 
-    def usd(read: int, written: int = 0, cache_written: int = 0, cache_read: int = 0) -> Decimal:
-        return _usd(table, Usage, (read, written, cache_written, cache_read))
+    def usd(
+        read: int, written: int = 0, cache_written: int = 0, cache_read: int = 0, hour: int = 0
+    ) -> Decimal:
+        return _usd(table, Usage, (read, written, cache_written, cache_read, hour))
 
     fresh = (usd(high) - usd(low)) / (high - low) if high > low else Decimal(0)
     base = usd(low) - fresh * low
     out = (usd(high, _MILLION) - usd(high)) / _MILLION
     reads = (usd(high, 0, 0, high) - base) / high if high else Decimal(0)
     writes = (usd(high, 0, high, 0) - base) / high if high else Decimal(0)
-    return float(base), float(fresh), float(out), float(reads), float(writes)
+    hour_writes = (usd(high, 0, high, 0, high) - base) / high if high else Decimal(0)
+    return float(base), float(fresh), float(out), float(reads), float(writes), float(hour_writes)
 
 
 _MILLION = 1_000_000

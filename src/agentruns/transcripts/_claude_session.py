@@ -64,6 +64,8 @@ class _Usage:
     input: int = 0
     output: int = 0
     cache_creation: int = 0
+    cache_creation_1h: int = 0
+    """The part of the cache writes kept for an hour (``cache_creation.ephemeral_1h_...``)."""
     cache_read: int = 0
 
 
@@ -116,6 +118,10 @@ class _Reading:
                 counted.cache_creation, _count(usage, "cache_creation_input_tokens")
             )
             counted.cache_read = max(counted.cache_read, _count(usage, "cache_read_input_tokens"))
+            ttl = usage.get("cache_creation")
+            if isinstance(ttl, dict):
+                hour = _count(ttl, "ephemeral_1h_input_tokens")
+                counted.cache_creation_1h = max(counted.cache_creation_1h, hour)
         content = message.get("content", [])
         if not isinstance(content, str | list):
             return
@@ -162,6 +168,7 @@ class _Reading:
                 cache_read=counted.cache_read,
                 model=counted.model,
                 at=counted.at,
+                cache_creation_1h=counted.cache_creation_1h,
             )
         summary.final_text = self.texts[-1] if self.texts else None
         if summary.started_at is not None and summary.ended_at is not None:

@@ -118,11 +118,12 @@ class Summary:
     books each call on its own day."""
     usage_unplaced: int = 0
     """Tokens of model calls the stream gives no time for."""
-    calls_usage: list[tuple[int | None, str | None, int, int, int, int]] = field(
+    calls_usage: list[tuple[int | None, str | None, int, int, int, int, int]] = field(
         default_factory=list
     )
-    """Each model call: (quarter hour, model, input, output, cache writes, cache reads), for
-    pricing call by call (``agentruns._prices``)."""
+    """Each model call: (quarter hour, model, input, output, cache writes, cache reads, the
+    part of the cache writes kept an hour), for pricing call by call (``agentruns._prices``:
+    an hour's cache write costs more than five minutes')."""
     cost_usd: float | None = None
     duration_ms: int | None = None
     started_at: datetime | None = None
@@ -152,10 +153,12 @@ class Summary:
         reasoning: int | None = None,
         model: str | None = None,
         at: datetime | None = None,
+        cache_creation_1h: int = 0,
     ) -> None:
         """Count one model call's usage, in the one meaning: ``input`` every token read
         (cache included), ``output`` every token written (reasoning included); ``at``, when
-        the call was made (where the stream says)."""
+        the call was made (where the stream says); ``cache_creation_1h``, the part of the
+        cache writes kept for an hour (Anthropic's, priced higher), where the stream says."""
         tokens = (input or 0) + (output or 0)
         slot = usage_slot(at)
         if slot is None:
@@ -163,7 +166,15 @@ class Summary:
         else:
             self.usage_at[slot] += tokens
         self.calls_usage.append(
-            (slot, model, input or 0, output or 0, cache_creation or 0, cache_read or 0)
+            (
+                slot,
+                model,
+                input or 0,
+                output or 0,
+                cache_creation or 0,
+                cache_read or 0,
+                min(cache_creation_1h, cache_creation or 0),
+            )
         )
         for name, value in (
             ("input_tokens", input),
