@@ -238,3 +238,14 @@ def test_a_session_file_beside_run_records_is_read_as_a_session(tmp_path: Path) 
     assert shown["runs"] == 2
     assert shown["rejected"] == 0
     assert set(shown["by_format_and_status"]) == {"agentrun", "claude-code-session"}
+
+
+def test_a_subagents_tokens_are_counted_under_its_own_model() -> None:
+    """A Claude Code session on Opus whose Task subagent ran on Haiku: the tokens by model say
+    so (ccusage's breakdown: Opus 4.6 481,656, Haiku 4.5 109,659), and add up to the tokens."""
+    shown = _stats("--no-cache", str(LOGS / "claude-session"))
+    by_model = {entry["name"]: entry["tokens"] for entry in shown["tokens_by_model"]}
+    assert by_model["claude-haiku-4-5-20251001"] == shown["subagent_tokens"] == 109_659
+    assert by_model["claude-opus-4-6"] == 481_656
+    spent = sum(entry["tokens"] for entry in shown["tokens_by_day"])
+    assert sum(by_model.values()) == spent

@@ -176,6 +176,10 @@ class RunFacts:
     """Tokens of calls the price table has no price for, by model."""
     prices: str | None = None
     """Where the prices came from (``genai-prices 0.2.3``); None: the run was not priced."""
+    models: dict[str, int] = field(default_factory=dict)
+    """Tokens by model of a run whose subagents ran on models of their own (each run's tokens
+    under its model, as every format keeps it: a session folder and its imported runs count
+    alike); empty: all of ``tokens`` is ``model``'s."""
 
     @classmethod
     def of(cls, run: Run, fmt: str) -> RunFacts:
@@ -199,6 +203,11 @@ class RunFacts:
                 value = getattr(one, f"{kind}_tokens")
                 if isinstance(value, int) and value >= 0:
                     kinds[kind] += value
+        models: Counter[str] = Counter()
+        if len(runs) > 1:
+            for one, spent_here in zip(runs, totals, strict=True):
+                named = one.model if isinstance(one.model, str) else run.model
+                models[named if isinstance(named, str) else "(none)"] += spent_here or 0
         return cls(
             format=fmt,
             status=derivations.status(run),
@@ -211,6 +220,7 @@ class RunFacts:
             kinds=dict(kinds),
             started=_epoch(run.started_at),
             subagent_tokens=sum(n or 0 for n in totals[1:]) if len(runs) > 1 else None,
+            models=dict(models),
         )
 
     @classmethod
@@ -342,9 +352,9 @@ class RunStats:
                 return  # nothing of the run happened in the range
         self.runs += 1
         self.tokens_by_kind.update(facts.kinds)
-        model, total = facts.model or "(none)", facts.tokens or 0
-        _bounded(self.runs_by_model, model)
-        _bounded(self.tokens_by_model, model, total)
+        for model, tokens in (facts.models or {facts.model or "(none)": facts.tokens or 0}).items():
+            _bounded(self.runs_by_model, model)
+            _bounded(self.tokens_by_model, model, tokens)
         self.subagent_tokens += facts.subagent_tokens or 0
         for day in booked or (start,):
             _bounded(self.runs_by_day, day)
