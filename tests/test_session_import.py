@@ -240,3 +240,22 @@ def test_an_imported_session_exports_its_model_and_token_kinds(tmp_path: Path) -
     assert row["model"] == "claude-opus-4-6"
     assert (row["cache_read_tokens"], row["cache_creation_tokens"]) == (11515, 13835)
     assert row["total_tokens"] == row["input_tokens"] + row["output_tokens"]
+
+
+def test_a_record_larger_than_the_other_commands_read_is_a_rejected_run(tmp_path: Path) -> None:
+    """What import writes, validate and stats read: a run whose record is larger than the
+    record limit they share is refused with its size (it was written, then refused by the
+    next command of README's own path), and the runs beside it are still written."""
+    out = tmp_path / "runs.jsonl"
+    folder = LOGS / "claude-session"
+    result = invoke(
+        "import", str(folder), "--to", "atif", "--max-record-size", "20000", "-o", str(out)
+    )
+    assert result.exit_code == 1
+    assert "larger than the maximum record size (20,000 bytes; --max-record-size)" in result.stderr
+    written = out.read_bytes().splitlines()
+    assert written
+    assert all(len(line) <= 20_000 for line in written)
+    assert "2 written as atif, 2 rejected" in result.stderr
+    read_back = CliRunner().invoke(main, ["validate", "--max-record-size", "20000", str(out)])
+    assert read_back.exit_code == 0, read_back.output

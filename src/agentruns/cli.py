@@ -698,9 +698,11 @@ def _imported(
     values: dict[str, JsonValue],
     conversation: str | None,
     override: bool,
+    max_size: int = MAX_RECORD_SIZE,
 ) -> tuple[RunImport | _Unreadable, bytes | None]:
     """One run imported (in a worker process): what became of it, and its record as JSON
-    (None when it made none); the record itself stays in the worker."""
+    (None when it made none, or one larger than ``max_size``, which no other command would
+    read: the run is then refused with its size); the record itself stays in the worker."""
     if isinstance(names, _Unreadable):
         return names, None
     from dataclasses import replace
@@ -712,7 +714,14 @@ def _imported(
     )
     if done.record is None:
         return done, None
-    return replace(done, record=None), b"".join(json_chunks(done.record))
+    body = b"".join(json_chunks(done.record))
+    if len(body) > max_size:
+        why = (
+            f"the {to} record is {len(body):,} bytes, larger than the maximum record size "
+            f"({max_size:,} bytes; --max-record-size): the other commands would refuse it"
+        )
+        return replace(done, record=None, error=why), None
+    return replace(done, record=None), body
 
 
 def _import_failed(
@@ -928,6 +937,15 @@ def _sidecar(path: str) -> dict[str, JsonValue]:
     help="Worker processes for the runs of a folder (or --each) [default: one per available "
     "CPU]; 1 = none. Output and messages are the same and in the same order.",
 )
+@click.option(
+    "--max-record-size",
+    type=click.IntRange(min=1),
+    default=MAX_RECORD_SIZE,
+    show_default=True,
+    help="Largest record written, in bytes: a run whose record is larger is rejected with its "
+    "size (the other commands read records up to their own --max-record-size, the same by "
+    "default, so what import writes they read).",
+)
 def import_command(
     transcripts: tuple[str, ...],
     harness: str,
@@ -943,6 +961,7 @@ def import_command(
     max_errors: int,
     override: bool,
     jobs: int | None,
+    max_record_size: int,
 ) -> None:
     """Make run records from agent transcripts (Claude Code, Codex, Cline, OpenCode)."""
     from agentruns import transcripts as readers
@@ -981,6 +1000,7 @@ def import_command(
             values=values,
             conversation=conversation,
             override=override,
+            max_size=max_record_size,
         )
         with (
             OrderedMap(work, runs, jobs_for(jobs), on_failure=_import_failed, chunk=4) as made_runs,
