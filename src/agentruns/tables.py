@@ -15,7 +15,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from functools import partial
@@ -111,6 +111,7 @@ def runs_schema() -> pa.Schema:
         pa.field("tool_call_count", pa.int32(), nullable=False),
         pa.field("source_file", pa.string(), nullable=False),
         pa.field("source_line", pa.int64(), nullable=False),
+        pa.field("wide_integers", pa.map_(pa.string(), pa.string())),
     ]
     return pa.schema(fields)
 
@@ -130,6 +131,7 @@ def steps_schema() -> pa.Schema:
         pa.field("message", pa.string()),
         pa.field("input", pa.string()),
         pa.field("output", pa.string()),
+        pa.field("wide_integers", pa.map_(pa.string(), pa.string())),
     ]
     return pa.schema(fields)
 
@@ -175,7 +177,7 @@ def add_run(columns: _Columns, run: Run, fmt: str, source: str, line: int) -> No
     row = len(columns.runs.get("format", []))
     steps = run.steps if isinstance(run.steps, tuple) else ()
     record_id = _text(run.run_id) or None
-    step_rows = [
+    step_rows: list[dict[str, object]] = [
         {
             "run_row": row,
             "index": index,
@@ -191,7 +193,7 @@ def add_run(columns: _Columns, run: Run, fmt: str, source: str, line: int) -> No
         for index, step in enumerate(steps)
     ]
     source = _file_name(source)
-    values = dict(
+    values: dict[str, object] = dict(
         run_id=_provisional_id(record_id, run, source, line),
         record_id=record_id,
         format=fmt,
@@ -218,12 +220,9 @@ def add_run(columns: _Columns, run: Run, fmt: str, source: str, line: int) -> No
         source_file=source,
         source_line=line,
     )
-    unfit = [
-        *_unfit("runs", values, _RUN_INTS),
-        *(problem for step in step_rows for problem in _unfit("steps", step, _STEP_INTS)),
-    ]
-    if unfit:
-        raise Unfit(unfit)
+    values["wide_integers"] = _widened(values, _RUN_INTS)
+    for step_values in step_rows:
+        step_values["wide_integers"] = _widened(step_values, _STEP_INTS)
     columns.run(**values)
     for step_values in step_rows:
         columns.step(**step_values)
@@ -246,31 +245,31 @@ _RUN_INTS = {
 _STEP_INTS = {"index": _INT32, "duration_ms": _INT64}
 
 
-class Unfit(ValueError):
-    """A record with a value its table's column cannot hold (an integer beyond int64): the
-    record is rejected with these problems, and the tables keep every other record."""
-
-    def __init__(self, problems: list[tuple[str, str]]) -> None:
-        super().__init__("; ".join(message for _, message in problems))
-        self.problems = tuple(problems)
-
-
-def _unfit(
-    table: str, values: Mapping[str, object], ranges: dict[str, range]
-) -> list[tuple[str, str]]:
-    found: list[tuple[str, str]] = []
+def _widened(values: dict[str, object], ranges: dict[str, range]) -> list[tuple[str, str]] | None:
+    """The row's ``wide_integers``: each integer its column cannot hold, as exact decimal text
+    (the column then null); None when all fit. A schema's integers have no bound, and no
+    valid record is left out of an analysis table for one (it was rejected)."""
+    wide: list[tuple[str, str]] = []
     for name, allowed in ranges.items():
         value = values.get(name)
         if isinstance(value, int) and value not in allowed:
-            bits = 64 if allowed is _INT64 else 32
-            shown = (
-                str(value) if value.bit_length() < 200 else f"a {value.bit_length()}-bit integer"
-            )
-            where = f" (step {values['index']})" if table == "steps" else ""
-            found.append(
-                ("", f"{name}{where} is {shown}, beyond the {table} table's int{bits} column")
-            )
-    return found
+            wide.append((name, _decimal(value)))
+            values[name] = None
+    return wide or None
+
+
+def _decimal(value: int) -> str:
+    """Any integer's decimal text (``str`` refuses one past 4,300 digits by default: it is
+    written in pieces of a thousand digits, which it does not)."""
+    try:
+        return str(value)
+    except ValueError:
+        sign, rest = ("-", -value) if value < 0 else ("", value)
+        pieces: list[str] = []
+        while rest:
+            rest, piece = divmod(rest, 10**1000)
+            pieces.append(str(piece).rjust(1000, "0") if rest else str(piece))
+        return sign + "".join(reversed(pieces))
 
 
 def _file_name(name: str) -> str:
@@ -311,11 +310,7 @@ class _Work:
         name, model, problems = read_model(parse(raw), self.fmt)
         if model is None or name is None:
             return Outcome(name, problems)
-        run = to_canonical(model)
-        try:
-            add_run(self.columns, run, name, raw.source, raw.line)
-        except Unfit as error:
-            return Outcome(name, error.problems)
+        add_run(self.columns, to_canonical(model), name, raw.source, raw.line)
         return Outcome(name)
 
 
@@ -381,8 +376,6 @@ def export_sessions(items: Iterable[tuple[str, str | None]]) -> Exported:
             found = transcript.harness
             try:
                 add_run(columns, transcript.run, found, name, 0)
-            except Unfit as error:
-                problems += [(name, 0, pointer, message) for pointer, message in error.problems]
             except (AgentrunsError, ValueError) as error:
                 problems.append((name, 0, "", str(error)))
             else:
