@@ -202,3 +202,26 @@ def test_a_json_output_that_gets_no_record_is_not_written_on_the_cluster_either(
     assert tally.records == 0
     assert not local.exists()
     assert not remote.exists()
+
+
+def test_a_cluster_left_without_workers_is_an_error_not_a_wait_without_end(
+    inputs: list[str],
+) -> None:
+    """Dask waits for ever for a worker to join: when every worker has died or left, the
+    call gives up after ``no_worker_timeout`` with a ClusterError saying so."""
+    import time
+
+    from agentruns.errors import ClusterError
+
+    cluster = LocalCluster(  # type: ignore[no-untyped-call]
+        n_workers=1, threads_per_worker=1, processes=True, dashboard_address=None
+    )
+    with cluster, Client(cluster) as alone:  # type: ignore[no-untyped-call]
+        cluster.scale(0)  # type: ignore[no-untyped-call]
+        deadline = time.monotonic() + 60
+        while alone.scheduler_info().get("workers") and time.monotonic() < deadline:
+            time.sleep(0.2)
+        started = time.monotonic()
+        with pytest.raises(ClusterError, match="no worker for 2 s"):
+            validate_files(alone, inputs, no_worker_timeout=2)
+        assert time.monotonic() - started < 30

@@ -117,6 +117,7 @@ PUBLIC: dict[str, list[str]] = {
     ],
     "agentruns.detect": ["Detection", "MODELS", "detect"],
     "agentruns.distributed": [
+        "NO_WORKER_TIMEOUT",
         "PART_BYTES",
         "Part",
         "convert_files",
@@ -130,6 +131,7 @@ PUBLIC: dict[str, list[str]] = {
     ],
     "agentruns.errors": [
         "AgentrunsError",
+        "ClusterError",
         "ConversionError",
         "DescriptorError",
         "FormatError",

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import os
 import sys
+import time
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
@@ -37,7 +38,7 @@ from agentruns.batch import (
     convert_document,
     validate_document,
 )
-from agentruns.errors import InputError
+from agentruns.errors import ClusterError, InputError
 from agentruns.io import (
     MAX_RECORD_SIZE,
     Raw,
@@ -49,6 +50,7 @@ from agentruns.io import (
 )
 
 __all__ = [
+    "NO_WORKER_TIMEOUT",
     "PART_BYTES",
     "Part",
     "convert_files",
@@ -63,7 +65,7 @@ __all__ = [
 
 
 if TYPE_CHECKING:
-    from distributed import Client
+    from distributed import Client, Future
 
     from agentruns.tables import Exported
 
@@ -71,6 +73,14 @@ T = TypeVar("T")
 
 PART_BYTES = 64 << 20
 """Default part size: big enough that scheduling costs nothing next to the work."""
+
+NO_WORKER_TIMEOUT = 60.0
+"""Seconds a cluster may have no worker before the work is given up (``ClusterError``):
+Dask waits for ever for a worker to join, so a cluster whose workers all died hung the call.
+Long enough for an adaptive cluster to start one."""
+
+_POLL = 1.0
+"""Seconds between looks at the cluster while a result is awaited."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -150,12 +160,48 @@ def export_part(part: Part, first_line: int, max_size: int, fmt: str) -> Exporte
     return exported
 
 
+def _result(client: Client, future: Future[T], no_worker_timeout: float) -> T:
+    """The future's result, looking at the cluster while it waits: no worker for longer
+    than ``no_worker_timeout``, or a part whose workers kept dying (Dask's ``KilledWorker``),
+    is a ``ClusterError`` that says so, not a wait without end."""
+    from distributed.scheduler import KilledWorker
+
+    alone_since: float | None = None
+    while True:
+        try:
+            return future.result(timeout=_POLL)
+        except TimeoutError:
+            pass
+        except KilledWorker as error:
+            raise ClusterError(
+                f"the workers handling a part kept dying, and the cluster gave it up ({error})"
+            ) from None
+        if client.scheduler_info().get("workers"):
+            alone_since = None
+        elif alone_since is None:
+            alone_since = time.monotonic()
+        elif time.monotonic() - alone_since > no_worker_timeout:
+            raise ClusterError(
+                f"the cluster has had no worker for {no_worker_timeout:g} s (all died or "
+                "left); nothing was written"
+            )
+
+
 def _run_parts(
-    client: Client, function: Callable[..., T], parts: list[Part], *args: object
+    client: Client,
+    function: Callable[..., T],
+    parts: list[Part],
+    *args: object,
+    no_worker_timeout: float = NO_WORKER_TIMEOUT,
 ) -> Iterator[T]:
     """``function(part, first_line, *args)`` on the cluster; results in part order, each
     gathered as soon as it and every part before it are done (bounded client memory)."""
-    counts = [future.result() for future in client.map(part_lines, parts, pure=False)]
+    counting = client.map(part_lines, parts, pure=False)
+    try:
+        counts = [_result(client, future, no_worker_timeout) for future in counting]
+    except BaseException:
+        client.cancel(counting)  # type: ignore[no-untyped-call]
+        raise
     firsts: list[int] = []
     line = 1
     previous: str | None = None
@@ -168,8 +214,13 @@ def _run_parts(
     pending = deque(
         client.map(function, parts, firsts, *[[a] * len(parts) for a in args], pure=False)
     )
-    while pending:
-        yield pending.popleft().result()  # dropped as soon as handed out: workers free it
+    try:
+        while pending:
+            # dropped as soon as handed out: workers free it
+            yield _result(client, pending.popleft(), no_worker_timeout)
+    finally:
+        if pending:
+            client.cancel(list(pending))  # type: ignore[no-untyped-call]
 
 
 def validate_files(
@@ -179,11 +230,15 @@ def validate_files(
     *,
     part_bytes: int = PART_BYTES,
     max_record_size: int = MAX_RECORD_SIZE,
+    no_worker_timeout: float = NO_WORKER_TIMEOUT,
 ) -> Lines:
     """Every problem, in input order, and the tally: what ``agentruns validate`` reports."""
     total = Lines()
     parts = parts_of(paths, part_bytes)
-    for lines in _run_parts(client, validate_part, parts, max_record_size, fmt):
+    run = _run_parts(
+        client, validate_part, parts, max_record_size, fmt, no_worker_timeout=no_worker_timeout
+    )
+    for lines in run:
         total.problems += lines.problems
         total.tally.merge(lines.tally)
     return total
@@ -201,6 +256,7 @@ def convert_files(
     losses: str | None = None,
     part_bytes: int = PART_BYTES,
     max_record_size: int = MAX_RECORD_SIZE,
+    no_worker_timeout: float = NO_WORKER_TIMEOUT,
 ) -> Tally:
     """``agentruns convert --to TO PATHS -o OUTPUT [--rejects R] [--losses L]`` on the
     cluster: the same files, byte for byte. An output that is an input, or another output,
@@ -217,7 +273,8 @@ def convert_files(
         records = Records(sink, lines=writes_lines(output, paths, False))
         parts = parts_of(paths, part_bytes)
         work = (max_record_size, to, source, strict)
-        for lines in _run_parts(client, convert_part, parts, *work):
+        run = _run_parts(client, convert_part, parts, *work, no_worker_timeout=no_worker_timeout)
+        for lines in run:
             tally.merge(lines.tally)
             for piece in lines.output:
                 records.write(piece)
@@ -243,6 +300,7 @@ def export_files(
     fmt: str = "auto",
     part_bytes: int = PART_BYTES,
     max_record_size: int = MAX_RECORD_SIZE,
+    no_worker_timeout: float = NO_WORKER_TIMEOUT,
 ) -> Tally:
     """``agentruns export PATHS -o FOLDER`` on the cluster: the same tables, row for row."""
     from agentruns.tables import ParquetExport
@@ -251,7 +309,10 @@ def export_files(
     tally = Tally()
     try:
         parts = parts_of(paths, part_bytes)
-        for part in _run_parts(client, export_part, parts, max_record_size, fmt):
+        run = _run_parts(
+            client, export_part, parts, max_record_size, fmt, no_worker_timeout=no_worker_timeout
+        )
+        for part in run:
             tally.merge(part.tally)
             export.write(part)
         export.commit()

@@ -16,6 +16,7 @@ hold.
     ├── RecordError          an imported run that is no valid record of its format (ValueError)
     ├── TranscriptError      a transcript that cannot be read at all (ValueError)
     │   └── DescriptorError  a harness description that cannot be used
+    ├── ClusterError         a cluster that cannot finish: no worker left, or workers dying
     └── MissingDependency    an optional extra is not installed (ImportError)
 """
 
@@ -29,6 +30,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "AgentrunsError",
+    "ClusterError",
     "ConversionError",
     "DescriptorError",
     "FormatError",
@@ -86,6 +88,11 @@ class TranscriptError(AgentrunsError, ValueError):
 
 class DescriptorError(TranscriptError):
     """A harness description that cannot be used, with where and why."""
+
+
+class ClusterError(AgentrunsError):
+    """A cluster that cannot finish the work: no worker left for longer than the caller
+    waits, or a part whose workers kept dying; says which, and nothing is written."""
 
 
 class MissingDependency(AgentrunsError, ImportError):
