@@ -370,3 +370,28 @@ def test_a_null_is_written_back_exactly_where_the_declaration_does_not_say_absen
     for part in path:
         target = target.get(part, {})
     assert (key in target) == (pointer not in NULL_AS_ABSENT)
+
+
+@_SETTINGS
+@given(ids=st.lists(st.integers(1, 6), min_size=4, max_size=4))
+def test_step_ids_atif_refuses_come_back_numbered_and_the_renumbering_is_said(
+    ids: list[int],
+) -> None:
+    """ATIF's step ids count 1, 2, 3... (the atif package refuses any other; JSON Schema cannot
+    say it, so the model accepts them): through a format that keeps the indexes and back, the
+    trajectory is numbered 1..n, and the writer says so whenever a number changed."""
+    from agentruns.models import AgentRun
+
+    document = json.loads((Path(__file__).parent / "fixtures" / "atif.min.json").read_text())
+    for step, step_id in zip(document["steps"], ids, strict=True):
+        step["step_id"] = step_id
+    record = AtifTrajectory.model_validate(document)
+    back = convert(convert(record, AgentRun).target, AtifTrajectory)
+    assert [step.step_id for step in back.target.steps] == [1, 2, 3, 4]
+    said = [d for d in back.derived if d.pointer == "/steps" and "numbers its steps" in d.reason]
+    assert bool(said) == (ids != [1, 2, 3, 4])
+    assert not back.losses  # the run's own indexes are carried, not lost
+    again, first = convert(back.target, AgentRun).target, convert(record, AgentRun).target
+    assert isinstance(again.steps, list)
+    assert isinstance(first.steps, list)
+    assert [step.index for step in again.steps] == [step.index for step in first.steps]

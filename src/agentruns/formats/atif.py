@@ -34,6 +34,7 @@ from typing import Any, ClassVar, Final, TypeVar
 
 from pydantic import MISSING, JsonValue, TypeAdapter, ValidationError
 
+from agentruns._results import Derived
 from agentruns.canonical import Run, RunStep
 from agentruns.crosswalk import Crosswalk, Writing, kept, required
 from agentruns.derivations import Derivation
@@ -465,9 +466,21 @@ def _write_steps(steps: tuple[RunStep, ...] | MISSING, writing: Writing[Run]) ->
         for sub, sub_id in zip(subagents, _subagent_ids(subagents), strict=True):
             if isinstance(sub.parent_call_id, str) and sub_id not in referenced:
                 refs[sub.parent_call_id] = sub_id
-    docs = [
-        {"step_id": number, **_compose(turn, refs)} for number, turn in enumerate(_turns(steps), 1)
+    turns = _turns(steps)
+    moved = [
+        number
+        for number, turn in enumerate(turns, 1)
+        if isinstance(turn[0].index, int) and turn[0].index != number - 1
     ]
+    if moved:
+        # ATIF's step ids count 1, 2, 3... (the atif package refuses any other): a run whose
+        # turns had other indexes (a trajectory numbered 3, 1, 4, 2) is renumbered, said here
+        reason = (
+            f"ATIF numbers its steps 1, 2, 3... in turn order; {len(moved)} of the run's "
+            f"{len(turns)} turns had another index (the first: step {moved[0]})"
+        )
+        writing.derived.append(Derived(writing.pointer, f"1..{len(turns)}", reason))
+    docs = [{"step_id": number, **_compose(turn, refs)} for number, turn in enumerate(turns, 1)]
     budget = _ecma.open_budget()  # one pattern budget for the turns, as for a record
     try:  # every turn at once: one call into pydantic-core
         return _turns_adapter().validate_python(docs)

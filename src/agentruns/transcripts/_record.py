@@ -150,12 +150,19 @@ def needed(run: Run, to: str) -> tuple[Derived, ...]:
     """The values format ``to`` requires that the run does not hold: what its writer would
     have to make up (an optional value it derives from the run's own data is fine)."""
     model = _model(to)
-    return _made_up(format_for(model).write(run).derived, model)
+    return _made_up(format_for(model).write(run).derived, model, run)
 
 
-def _made_up(derived: tuple[Derived, ...], model: type[BaseModel]) -> tuple[Derived, ...]:
+def _made_up(
+    derived: tuple[Derived, ...], model: type[BaseModel], run: Run
+) -> tuple[Derived, ...]:
+    """What the writer made up of what the format requires: a value derived under a required
+    field, except one the run holds, written in the format's own way (ATIF numbering the
+    steps of a run whose indexes count otherwise)."""
     required = _required(model)
-    return tuple(d for d in derived if _top(d.pointer) in required)
+    fmt = format_for(model)
+    holds = {fmt.pointer(name) for name in FIELDS if getattr(run, name) is not MISSING}
+    return tuple(d for d in derived if _top(d.pointer) in required and d.pointer not in holds)
 
 
 def _with_values(record: BaseModel, values: Mapping[str, JsonValue]) -> dict[str, object]:
@@ -213,7 +220,7 @@ def to_record(
     from_session: list[Derived] = []
     filled: dict[str, Any] = {}
     by_pointer = {fmt.pointer(name): name for name in FIELDS}
-    for d in _made_up(written.derived, model):
+    for d in _made_up(written.derived, model, run):
         name = by_pointer.get(d.pointer)
         derive = _FROM_SESSION.get(name or "")
         if d.pointer in given or name is None or derive is None or _top(d.pointer) in _EVAL_VALUES:
@@ -226,7 +233,7 @@ def to_record(
     if filled:
         run = replace(run, **filled)
         written = _write(fmt, run, to)
-    missing = [d for d in _made_up(written.derived, model) if d.pointer not in given]
+    missing = [d for d in _made_up(written.derived, model, run) if d.pointer not in given]
     if missing:
         names = ", ".join(d.pointer[1:] for d in missing)
         if all(_top(d.pointer) in _EVAL_VALUES for d in missing):
