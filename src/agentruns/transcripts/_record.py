@@ -153,9 +153,7 @@ def needed(run: Run, to: str) -> tuple[Derived, ...]:
     return _made_up(format_for(model).write(run).derived, model, run)
 
 
-def _made_up(
-    derived: tuple[Derived, ...], model: type[BaseModel], run: Run
-) -> tuple[Derived, ...]:
+def _made_up(derived: tuple[Derived, ...], model: type[BaseModel], run: Run) -> tuple[Derived, ...]:
     """What the writer made up of what the format requires: a value derived under a required
     field, except one the run holds, written in the format's own way (ATIF numbering the
     steps of a run whose indexes count otherwise)."""
