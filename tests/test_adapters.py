@@ -1,4 +1,5 @@
-"""A fourth format added exactly the way docs/adapters.md says (its code is run from the doc)."""
+"""A fourth format added exactly the way docs/adapters.md says (its code is run from the doc,
+and mypy --strict checks it as a module)."""
 
 from __future__ import annotations
 
@@ -122,5 +123,33 @@ def test_the_docs_adapter_type_checks(tmp_path: Path) -> None:
         capture_output=True,
         text=True,
         check=False,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_mypy_strict_accepts_the_docs_adapter_as_a_module(tmp_path: Path) -> None:
+    """The doc says mypy checks its example like the built-in formats: the blocks, as one
+    module, pass ``mypy --strict`` with the project's settings (exec() alone never typed it)."""
+    import subprocess
+
+    root = Path(__file__).resolve().parent.parent
+    module = tmp_path / "tasklog_adapter.py"
+    module.write_text("\n".join(BLOCKS[:2]), encoding="utf-8")
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "mypy",
+            "--strict",
+            "--config-file",
+            str(root / "pyproject.toml"),
+            "--cache-dir",
+            str(tmp_path / ".mypy_cache"),
+            str(module),
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+        cwd=root,
     )
     assert done.returncode == 0, done.stdout + done.stderr
