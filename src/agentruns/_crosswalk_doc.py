@@ -143,8 +143,26 @@ def updated(document: str) -> str:
 def main(argv: list[str]) -> int:
     for name in argv:
         path = Path(name)
+        elsewhere = _other_checkout(path)
+        if elsewhere is not None:
+            sys.stderr.write(
+                f"{name}: the tables would come from the agentruns in {elsewhere}, not this "
+                "checkout's; install this one (pip install -e .) and run again\n"
+            )
+            return 2
         path.write_text(updated(path.read_text(encoding="utf-8")), encoding="utf-8")
     return 0
+
+
+def _other_checkout(document: Path) -> Path | None:
+    """The checkout the imported agentruns comes from, when the document is in another one
+    (a second clone whose venv holds the first one's editable install rendered the first
+    one's tables into it, silently)."""
+    here = Path(__file__).resolve().parents[2]  # src/agentruns/_crosswalk_doc.py -> root
+    if not (here / "pyproject.toml").is_file():
+        return None  # an installed package, not a checkout: nothing to compare with
+    root = next((p for p in document.resolve().parents if (p / "pyproject.toml").is_file()), None)
+    return None if root is None or root == here else here
 
 
 if __name__ == "__main__":
