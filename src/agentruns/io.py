@@ -211,8 +211,8 @@ def _sniffed(stream: IO[bytes], max_size: int) -> tuple[_Prefixed, Layout]:
             if len(head) > limit:
                 break  # blank lines without end: not worth deciding on
             continue
-        if not line.endswith(b"\n"):
-            break  # the last line, or one too long to be a record: one document
+        if not line.endswith(b"\n") and len(line) >= limit:
+            break  # a line too long to be a record: one document (refused as too large)
         try:
             json.loads(body)
         except (ValueError, RecursionError):
