@@ -16,7 +16,7 @@ from pydantic import TypeAdapter, ValidationError
 
 from codegen.diagnostics import CodegenError
 from tests._settings import PROPERTY_SETTINGS
-from tests.test_random_schemas import D7, _model
+from tests.test_random_schemas import D7, _model, judged_as_jsonschema_judges
 
 keys = st.sampled_from(["kind", "type", "properties", "required", "const", "enum", "items"])
 tags = st.sampled_from(["a", "b", 1, True, None])
@@ -146,8 +146,11 @@ scalar_branches = st.sampled_from(
     ]
 )
 scalar_values = st.sampled_from(
-    [0, 2, 3, 4, 4.0, 4.5, 5, 6, 9, 12, -2, 2**70, 1e300, True, None, "", "a", "abcd", "4", [4]]
+    [0, 2, 3, 4, 4.0, 4.5, 5, 6, 9, 12, -2, 2**70, True, None, "", "a", "abcd", "4", [4]]
 )
+"""No float past 2**53: jsonschema judges ``multipleOf`` on its binary value (``1e300`` is a
+multiple of 3 there), the build step on the decimal as written (10**300 is not): an oracle
+trap, not a difference of meaning. Integers past it (2**70) are judged alike."""
 
 
 @PROPERTY_SETTINGS
@@ -174,15 +177,5 @@ def test_a_union_beside_a_type_and_its_keywords_is_judged_as_jsonschema_judges_i
         "type": "object",
         "properties": {"v": {**own, **beside, key: union}},
     }
-    try:
-        model = _model(schema, tmp_path_factory.mktemp("beside"))
-    except CodegenError:
-        return  # refused, with a diagnostic: allowed
-    oracle = jsonschema.Draft7Validator(schema)
-    for value in found:
-        try:
-            model.model_validate_json(json.dumps({"v": value}))
-            got = True
-        except ValidationError:
-            got = False
-        assert got == oracle.is_valid({"v": value}), (value, json.dumps(schema))
+    documents = [{"v": value} for value in found]
+    judged_as_jsonschema_judges(schema, tmp_path_factory.mktemp("beside"), documents)

@@ -114,13 +114,22 @@ def test_a_random_schema_is_enforced_exactly_or_refused(
         "properties": {"v": value_schema},
         "additionalProperties": False,
     }
+    judged_as_jsonschema_judges(
+        schema, tmp_path_factory.mktemp("random"), [{"v": value} for value in values]
+    )
+
+
+def judged_as_jsonschema_judges(
+    schema: dict[str, Any], workdir: Path, documents: list[Any]
+) -> None:
+    """The model generated for ``schema`` accepts exactly the documents jsonschema accepts,
+    or the build refuses the schema with a diagnostic (allowed)."""
     try:
-        model = _model(schema, tmp_path_factory.mktemp("random"))
+        model = _model(schema, workdir)
     except CodegenError:
         return  # refused, with a diagnostic: allowed
     oracle = jsonschema.Draft7Validator(schema)
-    for value in values:
-        document = {"v": value}
+    for document in documents:
         expected = oracle.is_valid(document)
         try:
             model.model_validate_json(json.dumps(document))
@@ -129,7 +138,7 @@ def test_a_random_schema_is_enforced_exactly_or_refused(
             got = False
         assert got == expected, (
             f"{'false accept' if got else 'false reject'}: {json.dumps(document)} "
-            f"for {json.dumps(value_schema)}"
+            f"for {json.dumps(schema)}"
         )
 
 
