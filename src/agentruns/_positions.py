@@ -12,6 +12,8 @@ from __future__ import annotations
 import json
 import re
 
+from agentruns._pointer import split
+
 _STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.DOTALL)
 _SCALAR = re.compile(r"[^,\]}\s]*")
 _PARSE_AT = re.compile(r"^not valid JSON at (?:line (\d+) )?column (\d+)")
@@ -23,12 +25,6 @@ def _ws(text: str, at: int) -> int:
     while at < len(text) and text[at] in " \t\n\r":
         at += 1
     return at
-
-
-def _tokens(pointer: str) -> list[str]:
-    if not pointer:
-        return []
-    return [t.replace("~1", "/").replace("~0", "~") for t in pointer[1:].split("/")]
 
 
 def _skip(text: str, at: int) -> int:
@@ -138,7 +134,7 @@ def locate(raw: bytes, pointer: str, message: str = "") -> tuple[int, int]:
         prefix = raw[: int(broken.group(1))].decode("utf-8", errors="replace")
         return _line_column(text, len(prefix))
     try:
-        offset = _value_at(text, _tokens(pointer))
+        offset = _value_at(text, split(pointer))
     except RecursionError:  # pragma: no cover - the scanner does not recurse
         offset = 0
     return _line_column(text, min(offset, len(text)))

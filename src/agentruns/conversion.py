@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, TypeVar, overload
 
 from pydantic import MISSING, BaseModel, JsonValue
 
+from agentruns._pointer import escape
 from agentruns._results import Conversion, Derived, Loss, Written
 from agentruns.canonical import FIELDS, Run, RunStep
 from agentruns.errors import AgentrunsError, ConversionError, FormatError, LossError
@@ -361,7 +362,7 @@ def _walk_unread(
             if info is None:
                 continue
             wire = info.alias or name
-            where = f"{at}/{_escape(wire)}"
+            where = f"{at}/{escape(wire)}"
             if name in unread:
                 found.append(Loss(where, f"the {reader} reader does not read {wire}"))
             else:
@@ -487,7 +488,7 @@ def _losses(
         back = getattr(returned, name)
         kept = back if isinstance(back, dict) else {}
         return [
-            Loss(f"{where}/{_escape(key)}", f"{target.name} has no place for this property")
+            Loss(f"{where}/{escape(key)}", f"{target.name} has no place for this property")
             for key, item in value.items()
             if key not in kept or kept[key] != item
         ] or [Loss(where, f"{target.name} has no place for {name}")]
@@ -547,7 +548,3 @@ def step_losses(
 
 _EXTRAS = frozenset({"extra", "result_extra", "metrics_extra"})
 """Canonical fields holding the extra properties of the object their pointer names."""
-
-
-def _escape(key: str) -> str:
-    return key.replace("~", "~0").replace("/", "~1")

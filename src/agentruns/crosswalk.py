@@ -23,6 +23,7 @@ from typing import Any, Final, Generic, Literal, TypeVar
 
 from pydantic import MISSING, BaseModel, JsonValue, ValidationError
 
+from agentruns._pointer import escape
 from agentruns._results import Derived
 from agentruns.canonical import Run
 from agentruns.derivations import Derivation
@@ -399,7 +400,7 @@ class Crosswalk(Generic[M, K]):
     # -- what the rows say ---------------------------------------------------------------
 
     def _token(self, name: str) -> str:
-        return _escape(self.wire(name))
+        return escape(self.wire(name))
 
     def wire(self, name: str) -> str:
         """The field's name in documents (its alias, if it has one)."""
@@ -417,7 +418,7 @@ class Crosswalk(Generic[M, K]):
         if self.extras is not None:
             yield self.extras.target, at
             for key, (name, _) in self.extras.named.items():
-                yield name, f"{at}/{_escape(key)}"
+                yield name, f"{at}/{escape(key)}"
 
     def tables(self) -> Iterator[Crosswalk[Any, Any]]:
         """This table and every table its rows read with."""
@@ -441,10 +442,6 @@ def _first_paragraph(doc: str | None) -> str:
 
 def _same(value: T, writing: Writing[Any]) -> T:
     return value
-
-
-def _escape(key: str) -> str:
-    return key.replace("~", "~0").replace("/", "~1")
 
 
 def extras_for(model: type[BaseModel], extra: object) -> dict[str, JsonValue]:

@@ -24,6 +24,7 @@ from typing import IO, Literal
 from pydantic import BaseModel, JsonValue, ValidationError
 
 from agentruns._compression import MissingCodec, compression_of, reader, without_compression
+from agentruns._pointer import join
 from agentruns.errors import InputError
 
 __all__ = [
@@ -454,7 +455,7 @@ def error_pointers(error: ValidationError, value: JsonValue) -> list[tuple[str, 
                 tokens.append(str(step))
             elif isinstance(node, dict) and isinstance(step, str) and item["type"] in _KEY_ERRORS:
                 tokens.append(step)  # the key that is missing or not allowed
-        pointer = "".join("/" + t.replace("~", "~0").replace("/", "~1") for t in tokens)
+        pointer = join(tokens)
         message = item["msg"]
         if item["type"] == "invalid-json-value" and _depth(node, _TOO_DEEP) >= _TOO_DEEP:
             # pydantic-core's recursion guard, behind the JSON value's own error

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Generic, Literal, TypeVar
 
 from pydantic import BaseModel, JsonValue
 
+from agentruns._pointer import escape
 from agentruns._results import Derived, Written
 from agentruns.canonical import FIELDS, Run
 
@@ -144,7 +145,7 @@ class Format(Generic[M]):
             return None
         item = f"{self.pointer('steps')}/{index}"
         if key is not None:
-            return f"{item}/{key.replace('~', '~0').replace('/', '~1')}"
+            return f"{item}/{escape(key)}"
         return item + found.get(field, "")
 
     def read(self, record: M) -> Run:

@@ -16,6 +16,7 @@ from typing import Any
 
 from pydantic import MISSING, BaseModel, ValidationError
 
+from agentruns._pointer import escape, split, unescape
 from agentruns.canonical import FIELDS, Run
 from agentruns.conversion import (
     Derived,
@@ -105,7 +106,7 @@ state them: each is reported as derived, with its reason."""
 
 def _top(pointer: str) -> str | None:
     parts = pointer.split("/")
-    return parts[1].replace("~1", "/").replace("~0", "~") if len(parts) == 2 else None
+    return unescape(parts[1]) if len(parts) == 2 else None
 
 
 def _set(document: dict[str, JsonValue], key: str, value: JsonValue) -> None:
@@ -114,7 +115,7 @@ def _set(document: dict[str, JsonValue], key: str, value: JsonValue) -> None:
     if not key.startswith("/"):
         document[key] = value
         return
-    parts = [p.replace("~1", "/").replace("~0", "~") for p in key[1:].split("/")]
+    parts = split(key)
     target: dict[str, JsonValue] = document
     for part in parts[:-1]:
         inner = target.get(part)
@@ -299,7 +300,7 @@ def to_record(
 def _in_run(index: int, field: str, key: str | None) -> str:
     """Where a step's value is in the run a session reads as (``/steps/3/status``)."""
     if key is not None:
-        return f"/steps/{index}/extra/{key.replace('~', '~0').replace('/', '~1')}"
+        return f"/steps/{index}/extra/{escape(key)}"
     return f"/steps/{index}/{field}"
 
 
@@ -360,7 +361,7 @@ def _unheld(
 def _resolves(document: JsonValue, pointer: str) -> bool:
     here = document
     for part in pointer[1:].split("/"):
-        name = part.replace("~1", "/").replace("~0", "~")
+        name = unescape(part)
         if not isinstance(here, dict) or name not in here:
             return False
         here = here[name]
