@@ -60,6 +60,8 @@ facts = st.builds(
     duration_ms=st.none() | st.integers(0, 10**7),
     tokens=st.none() | st.integers(0, 10**6),
     tools=st.lists(st.tuples(st.sampled_from(["Bash", "Read", "Edit"]), st.booleans()), max_size=5),
+    model=st.none() | st.sampled_from(["m1", "m2"]),
+    run_id=st.none() | st.sampled_from(["r1", "r2", "r3"]),
 )
 
 
@@ -77,6 +79,38 @@ def test_counts_are_exact_and_parts_add_up(runs: list[RunFacts], cut: int) -> No
     assert sum(whole.tool_calls.values()) == calls
     assert sum(whole.tool_failures.values()) == sum(f for r in runs for _, f in r.tools)
     assert sum(whole.by_format_status.values()) == len(runs)
+
+
+@given(runs=st.lists(facts, max_size=60), top=st.integers(1, 12))
+@settings(max_examples=100, deadline=None)
+def test_the_largest_runs_are_the_runs_with_most_tokens(runs: list[RunFacts], top: int) -> None:
+    stats = RunStats(keep_largest=top)
+    for run in runs:
+        stats.add(run)
+    shown = stats.as_json(top)["largest_runs"]
+    assert isinstance(shown, list)
+    counted = sorted((r.tokens for r in runs if r.tokens is not None), reverse=True)
+    assert [row["tokens"] for row in shown if isinstance(row, dict)] == counted[:top]
+
+
+def test_a_run_whose_tokens_no_call_accounts_for_has_no_known_cost(tmp_path: Path) -> None:
+    # a Claude Code print-mode stream states the run's usage only in its result event
+    stream = FIXTURES / "upstream" / "agent-logs" / "claude-stream-json"
+    found = sorted(stream.glob("*.ndjson"))
+    assert found
+    done = CliRunner().invoke(
+        main,
+        ["stats", "--no-cache", "--output-format", "json", str(found[0])],
+        env={"AGENTRUNS_CACHE_DIR": str(tmp_path)},
+    )
+    assert done.exit_code == 0, done.output
+    report = json.loads(done.stdout)
+    tokens = report["tokens"]["max"]
+    assert tokens > 0
+    (largest,) = report["largest_runs"]
+    assert largest["usd"] is None
+    unpriced = report["cost_usd"]["unpriced_tokens"]
+    assert sum(row["tokens"] for row in unpriced) == tokens  # never counted as free
 
 
 def test_names_beyond_the_bound_are_counted_as_other() -> None:

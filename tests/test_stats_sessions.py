@@ -80,10 +80,13 @@ def test_a_folder_gives_what_importing_it_then_stats_gives(tmp_path: Path) -> No
         "tokens_by_day",
         "tokens_by_month",
         "tokens_by_kind",
+        "largest_runs",
     }
     assert {k: v for k, v in direct.items() if k not in apart} == {
         k: v for k, v in through.items() if k not in apart
     }
+    unpriced = [{**run, "usd": None} for run in direct["largest_runs"]]
+    assert unpriced == through["largest_runs"]  # the same runs; only sessions are priced
     assert direct["most_failing_tools"]  # sessions hold failed calls; the folder sees them
     # a session's agent is the harness that kept it, as importing it states it
     agents = [entry["name"] for entry in direct["runs_per_agent"]]

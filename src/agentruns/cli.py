@@ -768,8 +768,10 @@ def _each_session(inputs: Sequence[str]) -> Iterator[list[str] | _Unreadable]:
 
 def _session_file(name: str) -> str | None:
     """The harness of a file that holds what an agent kept or printed (a session, a
-    transcript), not run records: its first document is of no format and a harness
-    recognizes it. Only regular files are looked at (a pipe is read once, by the command)."""
+    transcript), not run records: its first document is no valid record and a harness
+    recognizes it (a harness's event may share a key with a format: Claude Code's
+    ``session_id`` is ATIF's too). Only regular files are looked at (a pipe is read once,
+    by the command)."""
     import stat
 
     if name == "-":
@@ -786,9 +788,9 @@ def _session_file(name: str) -> str | None:
         return None
     if first is None or first.error is not None:
         return None  # nothing to tell by, or unreadable: the command's reading says so
-    found, _, _ = read_model(first, "auto")
-    if found is not None:
-        return None  # run records (valid or not: a format's shape)
+    _, model, _ = read_model(first, "auto")
+    if model is not None:
+        return None  # run records
     from agentruns.transcripts import detect
 
     try:
@@ -1127,6 +1129,7 @@ def stats_command(
         timezone=_zone(zone),
         since=since.date().isoformat() if since else None,
         until=until.date().isoformat() if until else None,
+        keep_largest=top,
     )
 
     def rejected(raw: Raw, outcome: Outcome) -> None:

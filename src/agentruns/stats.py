@@ -36,6 +36,7 @@ __all__ = [
     "OTHER",
     "QUANTILES",
     "TOKEN_KINDS",
+    "LargeRun",
     "RunFacts",
     "RunStats",
     "Sketch",
@@ -180,6 +181,8 @@ class RunFacts:
     """Tokens by model of a run whose subagents ran on models of their own (each run's tokens
     under its model, as every format keeps it: a session folder and its imported runs count
     alike); empty: all of ``tokens`` is ``model``'s."""
+    run_id: str | None = None
+    """The run's id (a session file's session id), for the view of the largest runs."""
 
     @classmethod
     def of(cls, run: Run, fmt: str) -> RunFacts:
@@ -221,6 +224,7 @@ class RunFacts:
             started=_epoch(run.started_at),
             subagent_tokens=sum(n or 0 for n in totals[1:]) if len(runs) > 1 else None,
             models=dict(models),
+            run_id=run.run_id if isinstance(run.run_id, str) else None,
         )
 
     @classmethod
@@ -299,6 +303,43 @@ def _name(value: object) -> str:
     return value if isinstance(value, str) else "(unnamed)"
 
 
+@dataclass(frozen=True, slots=True)
+class LargeRun:
+    """One run of the view of the largest runs (its tokens and cost in the report's range)."""
+
+    tokens: int
+    run_id: str
+    day: str
+    """The day it started, in the report's zone."""
+    agent: str
+    model: str
+    usd: float | None
+    """What its model calls cost; None when any of its tokens has no price (or the price
+    table is not installed)."""
+
+    def as_json(self) -> dict[str, JsonValue]:
+        return {
+            "run_id": self.run_id,
+            "day": self.day,
+            "agent": self.agent,
+            "model": self.model,
+            "tokens": self.tokens,
+            "usd": None if self.usd is None else round(self.usd, 6),
+        }
+
+
+def _largest_first(run: LargeRun) -> tuple[int, str, str, str, str, float]:
+    """Most tokens first; ties in a total order, so parts merged in any order agree."""
+    return (
+        -run.tokens,
+        run.run_id,
+        run.day,
+        run.agent,
+        run.model,
+        -1.0 if run.usd is None else run.usd,
+    )
+
+
 @dataclass
 class RunStats:
     """Statistics over runs, added one by one or merged part by part.
@@ -336,6 +377,11 @@ class RunStats:
     unpriced_runs: int = 0
     """Runs of session files read without a price table (the ``cost`` extra missing)."""
     prices: set[str] = field(default_factory=set)
+    keep_largest: int = 10
+    """How many of the largest runs (by tokens) are kept for their view: memory stays bounded
+    however many runs are added."""
+    largest: list[LargeRun] = field(default_factory=list)
+    """The largest runs so far, largest first (at most ``keep_largest``)."""
 
     def add(self, facts: RunFacts) -> None:
         started = self._day(facts.started) if facts.started is not None else None
@@ -369,22 +415,40 @@ class RunStats:
             self.duration_ms.add(facts.duration_ms)
         if facts.tokens is not None:
             self.tokens.add(facts.tokens)
-        self._add_cost(facts, start)
+        usd = self._add_cost(facts, start)
+        if facts.tokens is not None:
+            ranged = self.since is not None or self.until is not None
+            tokens = sum(booked.values()) if ranged else facts.tokens
+            model = facts.model or "(none)"
+            cost = None if facts.unpriced else usd  # part unpriced: the cost is not known
+            run = LargeRun(
+                tokens, facts.run_id or "(no id)", start, facts.agent or "(none)", model, cost
+            )
+            self._keep(run)
 
-    def _add_cost(self, facts: RunFacts, start: str) -> None:
+    def _keep(self, *runs: LargeRun) -> None:
+        self.largest.extend(runs)
+        self.largest.sort(key=_largest_first)
+        del self.largest[self.keep_largest :]
+
+    def _add_cost(self, facts: RunFacts, start: str) -> float | None:
+        """Adds the run's cost; gives it (in the range), None when the run was not priced."""
         if facts.prices is None:
             self.unpriced_runs += bool(facts.usage)
-            return
+            return None
         self.priced_runs += 1
         self.prices.add(facts.prices)
         ranged = self.since is not None or self.until is not None
+        spent = 0.0
         for slot, model, usd in facts.cost:
             day = (self._day(slot * USAGE_SLOT) if slot is not None else None) or start
             if ranged and not self._within(day):
                 continue
             _add(self.cost_by_model, model, usd)
             _add(self.cost_by_day, day, usd)
+            spent += usd
         self.unpriced.update(facts.unpriced)
+        return spent
 
     def _day(self, seconds: float) -> str | None:
         """The day (``YYYY-MM-DD``) an instant lies in, in this report's zone."""
@@ -429,6 +493,7 @@ class RunStats:
                 _bounded(mine, key, amount)
         self.duration_ms.merge(other.duration_ms)
         self.tokens.merge(other.tokens)
+        self._keep(*other.largest)
 
     def as_json(self, top: int = 10) -> dict[str, JsonValue]:
         formats: dict[str, JsonValue] = {}
@@ -460,6 +525,7 @@ class RunStats:
             ],
             "timezone": self.zone_name(),
             "cost_usd": self._cost_json(),
+            "largest_runs": [run.as_json() for run in self.largest[:top]],
             "quantile_accuracy": self.duration_ms.accuracy,
         }
 
@@ -577,6 +643,7 @@ def render(stats: RunStats, top: int = 10) -> str:
             for month, tokens in months[-top:]:
                 lines.append(f"  {month:<12} {tokens:>25,}")
     lines.extend(_cost_lines(stats, top))
+    lines.extend(_largest_lines(stats, top))
     lines.append("")
     if stats.duration_ms.values is not None and stats.tokens.values is not None:
         lines.append(f"percentiles exact (up to {EXACT:,} runs; within 1% beyond)")
@@ -608,6 +675,20 @@ def _cost_lines(stats: RunStats, top: int) -> list[str]:
         lines.append(f"cost by day ({stats.zone_name()} time)")
         for day, usd in days[-top:]:
             lines.append(f"  {day:<12} {'$' + format(usd, ',.2f'):>14}")
+    return lines
+
+
+def _largest_lines(stats: RunStats, top: int) -> list[str]:
+    shown = stats.largest[:top]
+    if not shown:
+        return []
+    width = max(len(run.run_id) for run in shown)
+    lines = ["", f"largest runs (by tokens; days in {stats.zone_name()} time)"]
+    for run in shown:
+        usd = "unknown" if run.usd is None else "$" + format(run.usd, ",.2f")
+        lines.append(
+            f"  {run.run_id:<{width}}  {run.day:<10} {run.tokens:>14,} {usd:>10}  {run.model}"
+        )
     return lines
 
 
@@ -647,12 +728,14 @@ def _price(facts: RunFacts, rounds: Sequence[Summary]) -> None:
 
     start = int(facts.started // USAGE_SLOT) if facts.started is not None else None
     calls = []
+    called = 0  # tokens the calls account for
     pending = list(rounds)
     while pending:
         summary = pending.pop()
         pending.extend(summary.children)
-        for slot, *rest in summary.calls_usage:
-            calls.append((start if slot is None else slot, *rest))
+        for slot, model, read, written, *rest in summary.calls_usage:
+            calls.append((start if slot is None else slot, model, read, written, *rest))
+            called += read + written
     priced = _prices.price(calls)  # type: ignore[arg-type]
     if priced is None:
         return
@@ -664,6 +747,12 @@ def _price(facts: RunFacts, rounds: Sequence[Summary]) -> None:
         )
     ]
     facts.unpriced = priced.unpriced
+    # tokens no call accounts for (a stream that states only the run's total) have no price:
+    # unknown, never counted as free
+    unaccounted = (facts.tokens or 0) - called
+    if unaccounted > 0:
+        key = facts.model or "(none)"
+        facts.unpriced[key] = facts.unpriced.get(key, 0) + unaccounted
 
 
 def _usage(rounds: Sequence[Summary], started: float | None) -> list[tuple[int, int]]:
