@@ -14,12 +14,13 @@ from agentruns.cli import main
 LOGS = Path(__file__).parent / "fixtures" / "upstream" / "agent-logs"
 FIXTURES = Path(__file__).parent / "fixtures"
 SESSIONS = sorted(
-    [
-        *(LOGS / "claude-session").glob("*.jsonl"),
-        *(LOGS / "codex-rollout").glob("*.jsonl"),
-        *(LOGS / "gemini").glob("*.json"),
-    ]
+    path
+    for path in LOGS.rglob("*")
+    if path.is_file() and path.suffix != ".md" and "subagents" not in path.parts
 )
+"""Every bundled file an agent kept or printed (a subagent's file is read with its session),
+whatever its events share with a format (Claude Code's print mode says ``session_id``, as
+ATIF does)."""
 
 
 def _run(*args: str) -> tuple[int, str, str]:
