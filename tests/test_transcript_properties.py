@@ -568,3 +568,23 @@ def test_a_session_id_a_tree_does_not_hold_is_named_once(tmp_path: Path) -> None
     with pytest.raises(TranscriptError) as caught:
         load(f"{storage}#ses_none")
     assert str(caught.value) == f"{storage}#ses_none: no session ses_none in this OpenCode tree"
+
+
+def test_a_run_no_record_of_a_format_can_hold_needs_nothing_and_is_refused_with_why(
+    tmp_path: Path,
+) -> None:
+    # found by the hostile-stream property test: 2**31 input tokens are beyond AgentRun's
+    # int32 metrics, and asking what AgentRun needs raised pydantic's error
+    stream = _write(
+        tmp_path / "t.jsonl",
+        [
+            b'{"type": "thread.started", "thread_id": "s-1"}',
+            b'{"type": "turn.completed",'
+            b' "usage": {"input_tokens": 2147483648, "output_tokens": 4}}',
+        ],
+    )
+    run = load(stream, "codex").run
+    assert needed(run, "agentrun") == ()
+    with pytest.raises(RecordError, match="cannot hold") as refused:
+        to_record(run, "agentrun", {"agent_id": "a", "goal": "g"})
+    assert "/input_tokens" in [pointer for pointer, _ in refused.value.problems]

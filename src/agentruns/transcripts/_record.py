@@ -149,9 +149,15 @@ def _plain(document: dict[str, object]) -> JsonValue:
 
 def needed(run: Run, to: str) -> tuple[Derived, ...]:
     """The values format ``to`` requires that the run does not hold: what its writer would
-    have to make up (an optional value it derives from the run's own data is fine)."""
+    have to make up (an optional value it derives from the run's own data is fine); none
+    when no record of the format can hold the run at all (a value beyond what its schema
+    allows): ``to_record`` then says which."""
     model = _model(to)
-    return _made_up(format_for(model).write(run).derived, model, run)
+    try:
+        written = format_for(model).write(run)
+    except ValueError:  # (pydantic's ValidationError among them)
+        return ()
+    return _made_up(written.derived, model, run)
 
 
 def _made_up(derived: tuple[Derived, ...], model: type[BaseModel], run: Run) -> tuple[Derived, ...]:
