@@ -29,13 +29,15 @@ def _own_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 def loads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """The sessions read (``-j 1``: in this process), by name."""
     seen: list[str] = []
-    real = readers.load
+    real = readers.open_session
 
-    def counting(paths: Any, harness: str = "auto", **more: Any) -> Any:
-        seen.append(str(paths))
-        return real(paths, harness, **more)
+    def counting(name: str, harness: str | None = None, **more: Any) -> Any:
+        read = real(name, harness, **more)
+        if isinstance(read, readers.Transcript):
+            seen.append(name)
+        return read
 
-    monkeypatch.setattr(readers, "load", counting)
+    monkeypatch.setattr(readers, "open_session", counting)
     return seen
 
 

@@ -28,6 +28,7 @@ from agentruns_generated._json import JsonValue
 
 if TYPE_CHECKING:
     from agentruns._facts_cache import FactsCache
+    from agentruns.transcripts import Transcript
     from agentruns.transcripts._summary import Summary
 
 __all__ = [
@@ -712,9 +713,15 @@ def _session_facts(item: tuple[str, str | None]) -> RunFacts | str | None:
     file no harness recognizes (``harness`` None: sniffed here, not in the walk)."""
     from agentruns.transcripts import Unreadable, open_session
 
-    transcript = open_session(*item)
+    transcript = open_session(*item, results=False)  # (no tool result's text is counted)
     if transcript is None or isinstance(transcript, Unreadable):
         return transcript if transcript is None else transcript.reason
+    return _facts_of(transcript)
+
+
+def _facts_of(transcript: Transcript) -> RunFacts:
+    """The facts of a session read (``agentruns.transcripts.open_session``): its run's, with
+    its model calls booked each in its quarter hour and priced."""
     facts = RunFacts.of(transcript.run, transcript.harness)
     facts.usage = _usage(transcript.rounds, facts.started)
     _price(facts, transcript.rounds)

@@ -15,13 +15,13 @@ from __future__ import annotations
 import json
 import os
 from collections import Counter
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import ExitStack
 from dataclasses import dataclass, replace
 from datetime import datetime
 from functools import cache
 from importlib import resources
-from itertools import islice
+from itertools import chain, islice
 from pathlib import Path
 from typing import Literal, TypeVar, get_args
 
@@ -41,6 +41,7 @@ from agentruns.errors import (
 from agentruns.transcripts import (
     _aider,
     _claude,
+    _claude_light,
     _claude_session,
     _cline,
     _cline_task,
@@ -188,23 +189,14 @@ def detect(path: str) -> HarnessName:
                     return "aider"
     except OSError as error:
         raise TranscriptError(f"{path}: {error.strerror or error}") from None
-    votes: Counter[HarnessName] = Counter()
     scratch = Summary("auto", path)
     try:
-        for looked, (_, value) in enumerate(islice(events(path, scratch), _SNIFF), start=1):
-            for name, looks in _LOOKS:
-                if looks(value):
-                    votes[name] += 1
-                    break
-            leading = votes.most_common(2)
-            lead = leading[0][1] - (leading[1][1] if len(leading) > 1 else 0) if leading else 0
-            if lead > _SNIFF - looked:
-                break  # the events left cannot change the answer
+        voted = _vote(value for _, value in events(path, scratch))
     except InputError as error:
         raise TranscriptError(str(error)) from None
     except OSError as error:
         raise TranscriptError(f"{path}: {error.strerror or error}") from None
-    if not votes:
+    if voted is None:
         # no telling event (an empty capture, say): the file name eval-magic captures to
         for name in HARNESSES:
             if Path(path).name.endswith(_builtin(name).transcript.events_filename):
@@ -213,7 +205,23 @@ def detect(path: str) -> HarnessName:
             f"{path}: no event of a known harness in its first {_SNIFF} lines; "
             "name the harness (--harness)"
         )
-    return votes.most_common(1)[0][0]
+    return voted
+
+
+def _vote(values: Iterable[JsonObject]) -> HarnessName | None:
+    """The harness most of a stream's first events are of (each event votes for the first
+    harness whose look it has), or None when none has a look of any."""
+    votes: Counter[HarnessName] = Counter()
+    for looked, value in enumerate(islice(values, _SNIFF), start=1):
+        for name, looks in _LOOKS:
+            if looks(value):
+                votes[name] += 1
+                break
+        leading = votes.most_common(2)
+        lead = leading[0][1] - (leading[1][1] if len(leading) > 1 else 0) if leading else 0
+        if lead > _SNIFF - looked:
+            break  # the events left cannot change the answer
+    return votes.most_common(1)[0][0] if votes else None
 
 
 def sessions(
@@ -480,10 +488,21 @@ class Unreadable:
     """What went wrong (the file's name not repeated)."""
 
 
-def open_session(name: str, harness: str | None = None) -> Transcript | Unreadable | None:
+def open_session(
+    name: str, harness: str | None = None, *, results: bool = True
+) -> Transcript | Unreadable | None:
     """One candidate of a folder walk (``candidates``: what ``load`` takes, and its harness
     or None to recognize it here): its transcript, why it cannot be read, or None for a file
-    no harness wrote. Every command that takes session files reads them through this."""
+    no harness wrote. Every command that takes session files reads them through this.
+
+    ``results=False`` when the tool results' texts are not wanted (statistics): a Claude Code
+    session file is then read by a reader that keeps none (each call's ``result`` is ``""``
+    when it has one) and notes no problems, several times faster; the run is otherwise the
+    one the full reader makes."""
+    if not results:
+        light = _light_session(name, harness)
+        if light is not None:
+            return light
     try:
         found = harness if harness is not None else detect(name)
     except TranscriptError:
@@ -492,6 +511,41 @@ def open_session(name: str, harness: str | None = None) -> Transcript | Unreadab
         return load(name, found)
     except (AgentrunsError, OSError, ValueError) as error:
         return Unreadable(name, str(error).removeprefix(f"{name}: "))
+
+
+def _light_session(name: str, harness: str | None) -> Transcript | None:
+    """A Claude Code session file read by the light reader (``_claude_light``), recognized as
+    ``detect`` recognizes it; None when the full reader must read it (or recognize it)."""
+    chosen = "claude-code-session"
+    if harness not in (None, chosen) or not name.endswith(".jsonl") or "#" in name:
+        return None
+    try:
+        if _opencode_storage.is_database(name):
+            return None
+        with Path(name).open("rb") as stream:
+            if _aider.looks_like(stream.read(4096)):
+                return None
+        entries = _claude_light.lines(name)
+        head = list(islice(entries, _SNIFF))
+        if harness is None and _vote(value for _, value in head) != chosen:
+            return None
+        spec = descriptor(chosen)
+        summary = Summary(spec.label, name)
+        _claude_light.read(name, summary, chain(head, entries))
+    except (_claude_light.Unusual, OSError, InputError):
+        return None
+    if _nothing_recognized(summary):
+        return None  # the full reader says why
+    rounds = (summary,)
+    return Transcript(
+        chosen,
+        rounds,
+        _run(spec, rounds, None, []),
+        (),
+        (),
+        Counter(summary.skipped),
+        _total([summary.total_tokens], spec.aggregation),
+    )
 
 
 def _spooled(stack: ExitStack) -> str:

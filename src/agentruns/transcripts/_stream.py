@@ -43,7 +43,7 @@ class EventModel(BaseModel):
 JsonObject = dict[str, JsonValue]
 
 
-_PEEK = 1 << 16
+PEEK = 1 << 16
 
 
 def is_document(path: str) -> bool:
@@ -53,9 +53,14 @@ def is_document(path: str) -> bool:
 
     with _open(path) as stream:
         try:
-            head = stream.read(_PEEK)
+            head = stream.read(PEEK)
         except (EOFError, zlib.error, ValueError):
             return False  # a broken archive: read as lines, whose reading says where it breaks
+    return opens_a_document(head)
+
+
+def opens_a_document(head: bytes) -> bool:
+    """``is_document`` of a file that begins with ``head`` (its first ``PEEK`` bytes)."""
     text = head.removeprefix(b"\xef\xbb\xbf").lstrip()
     if text.startswith(b"["):
         return True

@@ -1,0 +1,291 @@
+"""Claude Code session files read for what ``stats`` counts, at about the JSON parser's speed.
+
+``stats`` over a history reads every line of thousands of sessions, and the full reader
+(``_claude_session``) pays some microseconds of Python per line for what only ``import`` and
+``show`` use: each content block validated as a model, each tool result turned into its text.
+This reader fills the same ``Summary`` the full one does, with the same entries, calls,
+usage, times and subagents, by the same rules (it shares their code where the code is not
+per line), except that a tool result's text is not kept (``""``: the call has a result) and
+problems are not noted. Whatever it is not sure to read as the full reader would (a line
+that is no JSON object, a block of an unusual shape, a file too large to hold at once) raises
+``Unusual``, and the caller reads the file with the full reader. The full reader is the oracle
+of a property test (``tests/test_claude_light.py``): over generated and real sessions, the
+facts of both are equal.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from datetime import datetime
+from pathlib import Path
+
+from pydantic import MISSING
+from pydantic_core import from_json
+
+from agentruns.io import MAX_RECORD_SIZE
+from agentruns.transcripts._claude_session import (
+    _ENTRY_TYPES,
+    _SYNTHETIC,
+    _child_reading,
+    _cover,
+    _kind,
+    _link_threads,
+    _note_agent,
+    _own_ids,
+    _Reading,
+    _subagent_files,
+    _thread,
+    _Usage,
+)
+from agentruns.transcripts._stream import PEEK, JsonObject, opens_a_document, rfc3339
+from agentruns.transcripts._summary import Message, Summary
+
+__all__ = ["Unusual", "lines", "read"]
+
+_BOM = b"\xef\xbb\xbf"
+
+_HELD = 64 << 20
+"""Largest file read at once (a larger one is read by the full reader, line by line)."""
+
+
+class Unusual(Exception):
+    """The light reader met what only the full reader reads (the caller uses it instead)."""
+
+
+def lines(path: str) -> Iterator[tuple[int, JsonObject]]:
+    """Each JSON object of a JSON Lines file with its line number, as the full reader's
+    ``events`` gives them when every line is an object; ``Unusual`` at anything else."""
+    with open(path, "rb") as stream:
+        data = stream.read(_HELD + 1)
+    if len(data) > _HELD or opens_a_document(data[:PEEK]):
+        raise Unusual(path)
+    for number, line in enumerate(data.split(b"\n"), start=1):
+        body = line.rstrip(b"\r\n")
+        if number == 1 and body.startswith(_BOM):
+            body = body[len(_BOM) :]
+        if not body or body.isspace():
+            continue
+        if len(body) > MAX_RECORD_SIZE:
+            raise Unusual(path)
+        try:
+            value = from_json(body, allow_inf_nan=False)
+        except ValueError:
+            raise Unusual(path) from None
+        if not isinstance(value, dict):
+            raise Unusual(path)
+        yield number, value
+
+
+def _json(value: object) -> bool:
+    """Whether a parsed value is a JSON value to the models: the parser makes a number beyond
+    a double infinite, which they refuse (and the full reader then skips the block)."""
+    if isinstance(value, str):
+        return True
+    pending = [value]
+    while pending:
+        item = pending.pop()
+        if isinstance(item, float):
+            if item in _INFINITE:
+                return False
+        elif isinstance(item, dict):
+            pending.extend(item.values())
+        elif isinstance(item, list):
+            pending.extend(item)
+    return True
+
+
+_INFINITE = (float("inf"), float("-inf"))
+
+
+def _count(usage: JsonObject, key: str) -> int:
+    value = usage.get(key)
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 0
+
+
+class _LightReading(_Reading):
+    """``_Reading`` with its per-line work done without models (same rules, same order)."""
+
+    def entry(self, value: JsonObject, line: int) -> None:
+        uuid = value.get("uuid")
+        if isinstance(uuid, str):
+            if uuid in self.seen:
+                return
+            self.seen.add(uuid)
+        at = rfc3339(value.get("timestamp"))
+        summary = self.summary
+        if at is not None:
+            if summary.started_at is None or at < summary.started_at:
+                summary.started_at = at
+            if summary.ended_at is None or at > summary.ended_at:
+                summary.ended_at = at
+        if summary.session_id is None:
+            session = value.get("sessionId")
+            if isinstance(session, str):
+                summary.session_id = session
+        if self.agent_id is None:
+            agent = value.get("agentId")
+            if isinstance(agent, str):
+                self.agent_id = agent
+        kind = _kind(value)
+        message = value.get("message")
+        if not isinstance(message, dict):
+            return
+        if kind == "assistant":
+            self._assistant(message, line, at)
+        elif kind == "user":
+            self._user(message, line)
+
+    def _assistant(self, message: JsonObject, line: int, at: datetime | None) -> None:
+        summary = self.summary
+        usage = message.get("usage")
+        if isinstance(usage, dict):
+            ident = message.get("id")
+            key = ident if isinstance(ident, str) else f"line {line}"
+            counted = self.usage.get(key)
+            if counted is None:
+                counted = self.usage[key] = _Usage(at=at)
+            model = message.get("model")
+            if isinstance(model, str) and model != _SYNTHETIC:
+                counted.model = model
+            counted.input = max(counted.input, _count(usage, "input_tokens"))
+            counted.output = max(counted.output, _count(usage, "output_tokens"))
+            counted.cache_creation = max(
+                counted.cache_creation, _count(usage, "cache_creation_input_tokens")
+            )
+            counted.cache_read = max(counted.cache_read, _count(usage, "cache_read_input_tokens"))
+            ttl = usage.get("cache_creation")
+            if isinstance(ttl, dict):
+                hour = _count(ttl, "ephemeral_1h_input_tokens")
+                counted.cache_creation_1h = max(counted.cache_creation_1h, hour)
+        content = message.get("content", [])
+        if isinstance(content, str):
+            self._text(content, line, at)
+            return
+        if not isinstance(content, list):
+            return
+        for block in content:
+            if not isinstance(block, dict):
+                summary.skipped["block:?"] += 1
+                continue
+            kind = block.get("type")
+            if kind == "text":
+                text = block.get("text")
+                if isinstance(text, str):  # (else no text block: the full reader notes a problem)
+                    self._text(text, line, at)
+            elif kind == "tool_use":
+                name, ident = block.get("name"), block.get("id")
+                args = block.get("input", MISSING)
+                if (
+                    isinstance(name, str)
+                    and (ident is None or isinstance(ident, str))
+                    and (args is MISSING or _json(args))
+                ):
+                    summary.call(name, args, ident, line, at, self.pending)
+            elif kind != "tool_result":  # (a result is no part of what an assistant says)
+                summary.skipped[f"block:{kind}" if isinstance(kind, str) else "block:?"] += 1
+
+    def _text(self, text: str, line: int, at: datetime | None) -> None:
+        if text and not text.isspace():  # (``text.strip()`` without a copy of the text)
+            self.texts.append(text)
+            self.summary.events.append(Message(text, line, at))
+
+    def _user(self, message: JsonObject, line: int) -> None:
+        summary = self.summary
+        content = message.get("content", [])
+        if isinstance(content, str):
+            if summary.prompt is None and content and not content.isspace():
+                summary.prompt = content
+            return
+        if not isinstance(content, list):
+            return
+        for block in content:
+            if not isinstance(block, dict):
+                summary.skipped["block:?"] += 1
+                continue
+            kind = block.get("type")
+            if kind == "tool_result":
+                ident, failed = block.get("tool_use_id"), block.get("is_error")
+                if not isinstance(ident, str) or not _json(block.get("content")):
+                    continue  # no result block (the full reader notes a problem)
+                if failed is not None and not isinstance(failed, bool):
+                    raise Unusual("is_error of another type")  # (the models' lax bool decides)
+                call = self.pending.get(ident)
+                if call is None or call.result is not None:
+                    continue  # (the full reader notes a problem)
+                # a result, its text not kept ("" for any text: no content is no result)
+                call.result = "" if "content" in block else None
+                call.is_error = failed is True
+            elif kind == "text":
+                text = block.get("text")
+                if isinstance(text, str) and summary.prompt is None and text and not text.isspace():
+                    summary.prompt = text
+            elif kind != "tool_use":  # (a call is no part of what the user says)
+                summary.skipped[f"block:{kind}" if isinstance(kind, str) else "block:?"] += 1
+
+
+def read(
+    path: str, summary: Summary, entries: Iterable[tuple[int, JsonObject]] | None = None
+) -> None:
+    """``_claude_session.read``, light; ``Unusual`` when the full reader must read it.
+    ``entries``: the file's ``lines`` when they were begun already (to recognize the file)."""
+    main = _LightReading(summary)
+    children: dict[str, _LightReading] = {}
+    agent_calls: dict[str, str] = {}
+    threads: dict[str, str] = {}
+    alone = Path(path).name.startswith("agent-")
+    for line, value in lines(path) if entries is None else entries:
+        kind = _kind(value)
+        data = value.get("data")
+        if kind == "progress" and isinstance(data, dict) and data.get("type") == "agent_progress":
+            inner = data.get("message")
+            call = value.get("parentToolUseID")
+            if isinstance(inner, dict) and isinstance(call, str):
+                agent = data.get("agentId")
+                if isinstance(agent, str):
+                    agent_calls.setdefault(agent, call)
+                child = children.get(call)
+                if child is None:
+                    child = children[call] = _light_child(summary, path, call)
+                child.entry(inner, line)
+            continue
+        if value.get("isSidechain") is True and not alone:
+            agent = value.get("agentId")
+            key = agent if isinstance(agent, str) else f"thread:{_thread(value, threads)}"
+            child = children.get(key)
+            if child is None:
+                child = children[key] = _light_child(summary, path, None)
+            child.entry(value, line)
+            continue
+        if not isinstance(kind, str) or kind not in _ENTRY_TYPES:
+            summary.skipped[kind if isinstance(kind, str) else "?"] += 1
+            continue
+        _note_agent(value, agent_calls)
+        main.entry(value, line)
+    main.close()
+    files = [] if alone else _subagent_files(path, summary.session_id)
+    for file in files:
+        scratch = Summary(summary.harness, str(file))
+        reading = _LightReading(scratch)
+        for line, value in lines(str(file)):
+            reading.entry(value, line)
+        call = agent_calls.get(reading.agent_id or file.stem.removeprefix("agent-"))
+        children.pop(call or "", None)
+        children.pop(reading.agent_id or "", None)
+        scratch.parent_call_id = call
+        children[f"file:{file}"] = reading
+    for key, reading in children.items():
+        reading.close()
+        agent = reading.agent_id
+        if agent is None and key.startswith("file:"):
+            agent = Path(key.removeprefix("file:")).stem.removeprefix("agent-")
+        if agent is not None:
+            reading.summary.session_id = agent
+        summary.children.append(reading.summary)
+    _link_threads(summary)
+    _own_ids(summary)
+    _cover(summary)
+
+
+def _light_child(parent: Summary, path: str, call: str | None) -> _LightReading:
+    reading = _child_reading(parent, path, call)
+    return _LightReading(reading.summary)

@@ -1,0 +1,329 @@
+"""The light reader of Claude Code sessions (what ``stats`` reads folders with) makes the run
+the full reader makes, but for the tool results' texts: the full reader is its oracle.
+
+Sessions are generated from small pools of ids, so that entries repeat, responses span
+lines, results answer unknown or answered calls, subagents are echoed and kept in files;
+and with what the light reader hands to the full one (lines that are no JSON object, a
+number beyond a double, an ``is_error`` that is no boolean)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from agentruns.stats import RunFacts, _facts_of
+from agentruns.transcripts import Transcript, open_session
+from agentruns.transcripts._summary import Message, Summary, ToolCall
+from tests._settings import PROPERTY_SETTINGS
+
+LOGS = Path(__file__).parent / "fixtures" / "upstream" / "agent-logs"
+
+Json = Any
+
+HUGE = "__HUGE_NUMBER__"
+"""Written as ``1e400``: a number the parser makes infinite."""
+
+
+ABSENT = "__ABSENT__"
+
+stamps = st.sampled_from(
+    [
+        "2026-01-01T10:00:00.000Z",
+        "2026-01-01T10:14:59.999Z",
+        "2026-01-01T23:59:00.000Z",
+        "2026-01-02T00:30:00.000Z",
+        "2026-01-01T12:00:00+02:00",
+        "2026-01-01T10:00:00",  # no offset: no time
+        "yesterday",
+        ABSENT,
+    ]
+) | st.integers(0, 5)
+call_ids = st.sampled_from(["t1", "t2", "t3", "t4"])
+texts = st.sampled_from(["", "  ", "hello", "done.", "\n\t"]) | st.text(max_size=8)
+args = st.one_of(
+    st.just(ABSENT),
+    st.dictionaries(st.sampled_from(["prompt", "path", "n"]), texts | st.integers(), max_size=2),
+    st.just({"prompt": "go"}),
+    st.just({"n": [HUGE]}),
+    st.integers(),
+)
+counts = st.one_of(
+    st.integers(0, 5000), st.just(ABSENT), st.just(-3), st.just(True), st.just("7"), st.just(2.5)
+)
+
+
+@st.composite
+def blocks(draw: st.DrawFn) -> Json:
+    kind = draw(st.sampled_from(["tool_use", "tool_result"] * 4 + ["text", "image", None, "odd"]))
+    if kind == "odd":
+        return draw(st.sampled_from([5, "text", None]))
+    block: dict[str, Json] = {} if kind is None else {"type": kind}
+    if kind == "text":
+        block["text"] = draw(texts | st.just(5))
+    elif kind == "tool_use":
+        block["name"] = draw(st.sampled_from(["Bash", "Task", "Read"] * 3 + [5]))
+        block["id"] = draw(st.sampled_from(["t1", "t2", "t3", "t4"] * 3 + [None, 7, ABSENT]))
+        block["input"] = draw(args)
+    elif kind == "tool_result":
+        block["tool_use_id"] = draw(call_ids | st.just(9))
+        block["is_error"] = draw(
+            st.sampled_from([True, False, None, ABSENT]) | st.sampled_from(["yes", 1])
+        )
+        block["content"] = draw(
+            st.sampled_from([ABSENT, "ok", "", None, [{"type": "text", "text": "x"}], [HUGE]])
+        )
+    return block
+
+
+@st.composite
+def messages(draw: st.DrawFn, role: str) -> Json:
+    message: dict[str, Json] = {}
+    if draw(st.booleans()):
+        message["role"] = role
+    if role == "assistant":
+        message["id"] = draw(st.sampled_from(["m1", "m2", "m3", ABSENT]))
+        message["model"] = draw(
+            st.sampled_from(["claude-opus-4-6", "claude-haiku-4-5", "<synthetic>", ABSENT, 3])
+        )
+        if draw(st.integers(0, 4)):
+            message["usage"] = {
+                key: draw(counts)
+                for key in (
+                    "input_tokens",
+                    "output_tokens",
+                    "cache_creation_input_tokens",
+                    "cache_read_input_tokens",
+                )
+            }
+            if draw(st.booleans()):
+                message["usage"]["cache_creation"] = {"ephemeral_1h_input_tokens": draw(counts)}
+    message["content"] = draw(
+        st.one_of(
+            st.lists(blocks(), min_size=1, max_size=3),
+            st.lists(blocks(), min_size=1, max_size=3),
+            st.lists(blocks(), min_size=1, max_size=3),
+            texts,
+            st.sampled_from([5, ABSENT, []]),
+        )
+    )
+    return message
+
+
+@st.composite
+def entries(draw: st.DrawFn, session: str = "s1", depth: int = 0) -> Json:
+    kind = draw(
+        st.sampled_from(
+            ["user", "assistant", "assistant", "system", "summary", "file-history-snapshot"]
+            + (["progress", "sidechain"] if depth == 0 else [])
+            + [None]
+        )
+    )
+    entry: dict[str, Json] = {
+        "uuid": draw(st.sampled_from([f"u{n}" for n in range(20)] + [ABSENT] * 2)),
+        "timestamp": draw(stamps),
+        "sessionId": draw(st.sampled_from([session, session, ABSENT, 4])),
+    }
+    if kind == "progress":
+        inner = draw(entries(session, depth + 1))
+        entry["type"] = "progress"
+        entry["parentToolUseID"] = draw(call_ids | st.just(5))
+        entry["data"] = {
+            "type": draw(st.sampled_from(["agent_progress", "hook_progress"])),
+            "agentId": draw(st.sampled_from(["a1", "a2", ABSENT])),
+            "message": inner,
+        }
+        return entry
+    if kind == "sidechain":
+        entry = draw(entries(session, depth + 1))
+        entry["isSidechain"] = True
+        entry["agentId"] = draw(st.sampled_from(["a1", "a2", ABSENT]))
+        entry["parentUuid"] = draw(st.sampled_from(["u1", "u2", ABSENT]))
+        return entry
+    if kind is None:  # an older export: no type, its message's role says
+        role = draw(st.sampled_from(["user", "assistant"]))
+        entry["message"] = draw(messages(role))
+        entry["message"]["role"] = role
+        return entry
+    entry["type"] = kind
+    if kind in ("user", "assistant"):
+        entry["message"] = draw(messages(kind) | st.just("no message"))
+    if kind == "user" and draw(st.integers(0, 3)) == 0:
+        entry["toolUseResult"] = {"agentId": draw(st.sampled_from(["a1", "a2"]))}
+    if draw(st.integers(0, 5)) == 0:
+        entry["agentId"] = draw(st.sampled_from(["a1", "a2"]))
+    return entry
+
+
+def _line(value: Json) -> str:
+    text = json.dumps(_without_absent(value))
+    return text.replace(f'"{HUGE}"', "1e400")
+
+
+def _without_absent(value: Json) -> Json:
+    if isinstance(value, dict):
+        return {k: _without_absent(v) for k, v in value.items() if v != ABSENT}
+    if isinstance(value, list):
+        return [_without_absent(v) for v in value if v != ABSENT]
+    return value
+
+
+@st.composite
+def exchanges(draw: st.DrawFn) -> list[Json]:
+    """A call and its result, well formed (the common case), each in its own response."""
+    n = draw(st.integers(0, 10**6))
+    call = draw(call_ids)
+    answer: dict[str, Json] = {"type": "tool_result", "content": draw(texts), "tool_use_id": call}
+    answer["is_error"] = draw(st.sampled_from([True, False, ABSENT]))
+    usage = {"input_tokens": draw(counts), "output_tokens": draw(counts)}
+    said: Json = {"id": f"r{n}", "model": "claude-opus-4-6", "usage": usage}
+    said["content"] = [
+        {
+            "type": "tool_use",
+            "id": call,
+            "name": draw(st.sampled_from(["Bash", "Task"])),
+            "input": draw(args),
+        }
+    ]
+    return [
+        {
+            "type": "assistant",
+            "uuid": f"c{n}",
+            "timestamp": draw(stamps),
+            "sessionId": "s1",
+            "message": said,
+        },
+        {
+            "type": "user",
+            "uuid": f"d{n}",
+            "timestamp": draw(stamps),
+            "sessionId": "s1",
+            "message": {"content": [answer]},
+        },
+    ]
+
+
+sessions = st.fixed_dictionaries(
+    {
+        "main": st.lists(
+            entries() | exchanges().map(lambda pair: pair[0]), min_size=1, max_size=40
+        ),
+        "exchanges": st.lists(exchanges(), max_size=8),
+        "files": st.lists(
+            st.tuples(st.sampled_from(["a1", "a2", "a3"]), st.lists(entries(), max_size=6)),
+            max_size=2,
+        ),
+        "beside": st.booleans(),
+        "odd": st.sampled_from(["", "blank", "crlf", "bom", "not json", "array"]),
+    }
+)
+
+
+def _write(tmp: Path, drawn: dict[str, Json]) -> Path:
+    folder = tmp / "project"
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / "s1.jsonl"
+    exchanged = [entry for pair in drawn["exchanges"] for entry in pair]
+    lines = [_line(entry) for entry in exchanged + drawn["main"]]
+    odd = drawn["odd"]
+    ending = "\r\n" if odd == "crlf" else "\n"
+    if odd == "blank":
+        lines.insert(len(lines) // 2, "   ")
+    elif odd == "not json":
+        lines.insert(len(lines) // 2, "{oops")
+    elif odd == "array":
+        lines.insert(len(lines) // 2, "[1, 2]")
+    text = ending.join(lines) + ending
+    path.write_bytes(("\ufeff" if odd == "bom" else "").encode() + text.encode())
+    for agent, agent_entries in drawn["files"]:
+        where = folder if drawn["beside"] else folder / "s1" / "subagents"
+        where.mkdir(parents=True, exist_ok=True)
+        body = [_line({**entry, "sessionId": "s1"}) for entry in agent_entries]
+        (where / f"agent-{agent}.jsonl").write_text("".join(f"{b}\n" for b in body))
+    return path
+
+
+def _summary_shape(summary: Summary) -> tuple[Json, ...]:
+    """Everything of a summary but problems and tool results' texts."""
+    events: list[Json] = []
+    for event in summary.events:
+        if isinstance(event, ToolCall):
+            events.append(
+                (
+                    event.name,
+                    event.ordinal,
+                    repr(event.args),
+                    event.call_id,
+                    event.is_error,
+                    event.result is None,
+                    event.line,
+                    event.at,
+                )
+            )
+        else:
+            assert isinstance(event, Message)
+            events.append((event.text, event.line, event.at))
+    return (
+        summary.harness,
+        summary.session_id,
+        summary.prompt,
+        events,
+        summary.final_text,
+        summary.total_tokens,
+        summary.input_tokens,
+        summary.output_tokens,
+        summary.cache_creation_tokens,
+        summary.cache_read_tokens,
+        summary.reasoning_tokens,
+        list(summary.models.items()),
+        dict(summary.usage_at),
+        summary.usage_unplaced,
+        summary.calls_usage,
+        summary.duration_ms,
+        summary.started_at,
+        summary.ended_at,
+        dict(summary.skipped),
+        summary.ending,
+        summary.parent_call_id,
+        [_summary_shape(child) for child in summary.children],
+    )
+
+
+def _read(path: Path, results: bool) -> tuple[Json, RunFacts | None]:
+    read = open_session(str(path), None, results=results)
+    if not isinstance(read, Transcript):
+        return repr(read), None
+    return [_summary_shape(r) for r in read.rounds], _facts_of(read)
+
+
+@PROPERTY_SETTINGS
+@given(drawn=sessions)
+def test_the_light_reader_reads_a_session_as_the_full_reader_does(
+    drawn: dict[str, Json], tmp_path_factory: Any
+) -> None:
+    path = _write(tmp_path_factory.mktemp("session"), drawn)
+    shape, facts = _read(path, results=True)
+    assert _read(path, results=False) == (shape, facts)
+
+
+def test_every_bundled_claude_session_reads_alike_light_and_full() -> None:
+    found = sorted((LOGS / "claude-session").glob("*.jsonl"))
+    assert len(found) >= 4
+    for path in found:
+        full = _read(path, results=True)
+        assert full[1] is not None
+        assert _read(path, results=False) == full, path.name
+
+
+def test_the_light_reader_keeps_no_result_text(tmp_path: Path) -> None:
+    path = LOGS / "claude-session" / "spotter-short.jsonl"
+    light = open_session(str(path), None, results=False)
+    full = open_session(str(path), None, results=True)
+    assert isinstance(light, Transcript)
+    assert isinstance(full, Transcript)
+    results = [call.result for call in light.rounds[0].tool_invocations]
+    assert any(call.result for call in full.rounds[0].tool_invocations)
+    assert set(results) <= {"", None}
