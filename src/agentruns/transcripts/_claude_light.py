@@ -97,20 +97,16 @@ def _json(value: object) -> bool:
 _INFINITE = (float("inf"), float("-inf"))
 
 
-def _count(usage: JsonObject, key: str) -> int:
-    value = usage.get(key)
-    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 0
-
-
 class _LightReading(_Reading):
     """``_Reading`` with its per-line work done without models (same rules, same order)."""
 
     def entry(self, value: JsonObject, line: int) -> None:
         uuid = value.get("uuid")
-        if isinstance(uuid, str):
-            if uuid in self.seen:
+        if uuid.__class__ is str:
+            seen = self.seen
+            if uuid in seen:
                 return
-            self.seen.add(uuid)
+            seen.add(uuid)
         at = rfc3339(value.get("timestamp"))
         summary = self.summary
         if at is not None:
@@ -122,11 +118,13 @@ class _LightReading(_Reading):
             session = value.get("sessionId")
             if isinstance(session, str):
                 summary.session_id = session
-        if self.agent_id is None:
-            agent = value.get("agentId")
+        if self.agent_id is None and "agentId" in value:
+            agent = value["agentId"]
             if isinstance(agent, str):
                 self.agent_id = agent
-        kind = _kind(value)
+        kind = value.get("type")
+        if kind is None:
+            kind = _kind(value)
         message = value.get("message")
         if not isinstance(message, dict):
             return
@@ -147,16 +145,23 @@ class _LightReading(_Reading):
             model = message.get("model")
             if isinstance(model, str) and model != _SYNTHETIC:
                 counted.model = model
-            counted.input = max(counted.input, _count(usage, "input_tokens"))
-            counted.output = max(counted.output, _count(usage, "output_tokens"))
-            counted.cache_creation = max(
-                counted.cache_creation, _count(usage, "cache_creation_input_tokens")
-            )
-            counted.cache_read = max(counted.cache_read, _count(usage, "cache_read_input_tokens"))
+            n = usage.get("input_tokens")
+            if n.__class__ is int and n > counted.input:
+                counted.input = n
+            n = usage.get("output_tokens")
+            if n.__class__ is int and n > counted.output:
+                counted.output = n
+            n = usage.get("cache_creation_input_tokens")
+            if n.__class__ is int and n > counted.cache_creation:
+                counted.cache_creation = n
+            n = usage.get("cache_read_input_tokens")
+            if n.__class__ is int and n > counted.cache_read:
+                counted.cache_read = n
             ttl = usage.get("cache_creation")
             if isinstance(ttl, dict):
-                hour = _count(ttl, "ephemeral_1h_input_tokens")
-                counted.cache_creation_1h = max(counted.cache_creation_1h, hour)
+                n = ttl.get("ephemeral_1h_input_tokens")
+                if n.__class__ is int and n > counted.cache_creation_1h:
+                    counted.cache_creation_1h = n
         content = message.get("content", [])
         if isinstance(content, str):
             self._text(content, line, at)
@@ -234,9 +239,12 @@ def read(
     threads: dict[str, str] = {}
     alone = Path(path).name.startswith("agent-")
     for line, value in lines(path) if entries is None else entries:
-        kind = _kind(value)
-        data = value.get("data")
-        if kind == "progress" and isinstance(data, dict) and data.get("type") == "agent_progress":
+        kind = value.get("type")
+        if kind is None:
+            kind = _kind(value)
+        data = value.get("data") if kind == "progress" else None
+        if data.__class__ is dict and data.get("type") == "agent_progress":
+            assert isinstance(data, dict)
             inner = data.get("message")
             call = value.get("parentToolUseID")
             if isinstance(inner, dict) and isinstance(call, str):
@@ -248,7 +256,7 @@ def read(
                     child = children[call] = _light_child(summary, path, call)
                 child.entry(inner, line)
             continue
-        if value.get("isSidechain") is True and not alone:
+        if "isSidechain" in value and value["isSidechain"] is True and not alone:
             agent = value.get("agentId")
             key = agent if isinstance(agent, str) else f"thread:{_thread(value, threads)}"
             child = children.get(key)
@@ -259,7 +267,8 @@ def read(
         if not isinstance(kind, str) or kind not in _ENTRY_TYPES:
             summary.skipped[kind if isinstance(kind, str) else "?"] += 1
             continue
-        _note_agent(value, agent_calls)
+        if "toolUseResult" in value:
+            _note_agent(value, agent_calls)
         main.entry(value, line)
     main.close()
     files = [] if alone else _subagent_files(path, summary.session_id)
