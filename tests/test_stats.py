@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import math
 import random
+from dataclasses import asdict
 from pathlib import Path
 
 import pytest
@@ -111,6 +112,14 @@ def test_a_run_whose_tokens_no_call_accounts_for_has_no_known_cost(tmp_path: Pat
     assert largest["usd"] is None
     unpriced = report["cost_usd"]["unpriced_tokens"]
     assert sum(row["tokens"] for row in unpriced) == tokens  # never counted as free
+
+
+@given(run=facts)
+@settings(max_examples=100, deadline=None)
+def test_facts_as_json_are_what_asdict_makes_of_them_and_come_back(run: RunFacts) -> None:
+    dumped = json.dumps(run.as_json())
+    assert dumped == json.dumps(asdict(run))  # the deep copy it replaces, as the oracle
+    assert RunFacts.from_json(json.loads(dumped)) == run
 
 
 def test_names_beyond_the_bound_are_counted_as_other() -> None:
