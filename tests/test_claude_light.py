@@ -1,5 +1,5 @@
-"""The light reader of Claude Code sessions (what ``stats`` reads folders with) makes the run
-the full reader makes, but for the tool results' texts: the full reader is its oracle.
+"""Claude Code sessions read in one pass (``_claude_light``) give the transcript the first
+reader gives (the oracle): the same run, summaries, problems and results.
 
 Sessions are generated from small pools of ids, so that entries repeat, responses span
 lines, results answer unknown or answered calls, subagents are echoed and kept in files;
@@ -9,15 +9,18 @@ number beyond a double, an ``is_error`` that is no boolean)."""
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
+from unittest.mock import patch
 
 from hypothesis import given
 from hypothesis import strategies as st
 
-from agentruns.stats import RunFacts, _facts_of
-from agentruns.transcripts import Transcript, open_session
-from agentruns.transcripts._summary import Message, Summary, ToolCall
+from agentruns import transcripts
+from agentruns.stats import _facts_of
+from agentruns.transcripts import Transcript, _claude_session, load, open_session
 from tests._settings import PROPERTY_SETTINGS
 
 LOGS = Path(__file__).parent / "fixtures" / "upstream" / "agent-logs"
@@ -246,84 +249,49 @@ def _write(tmp: Path, drawn: dict[str, Json]) -> Path:
     return path
 
 
-def _summary_shape(summary: Summary) -> tuple[Json, ...]:
-    """Everything of a summary but problems and tool results' texts."""
-    events: list[Json] = []
-    for event in summary.events:
-        if isinstance(event, ToolCall):
-            events.append(
-                (
-                    event.name,
-                    event.ordinal,
-                    repr(event.args),
-                    event.call_id,
-                    event.is_error,
-                    event.result is None,
-                    event.line,
-                    event.at,
-                )
-            )
-        else:
-            assert isinstance(event, Message)
-            events.append((event.text, event.line, event.at))
-    return (
-        summary.harness,
-        summary.session_id,
-        summary.prompt,
-        events,
-        summary.final_text,
-        summary.total_tokens,
-        summary.input_tokens,
-        summary.output_tokens,
-        summary.cache_creation_tokens,
-        summary.cache_read_tokens,
-        summary.reasoning_tokens,
-        list(summary.models.items()),
-        dict(summary.usage_at),
-        summary.usage_unplaced,
-        summary.calls_usage,
-        summary.duration_ms,
-        summary.started_at,
-        summary.ended_at,
-        dict(summary.skipped),
-        summary.ending,
-        summary.parent_call_id,
-        [_summary_shape(child) for child in summary.children],
-    )
+@contextmanager
+def _first_reader() -> Iterator[None]:
+    """Claude Code sessions read as before the one-pass reader: the oracle."""
+    first = dict(transcripts._NAMED, **{"claude-session": _claude_session.read})
+    with (
+        patch.object(transcripts, "_light_session", lambda name, harness: None),
+        patch.object(transcripts, "_NAMED", first),
+    ):
+        yield
 
 
-def _read(path: Path, results: bool) -> tuple[Json, RunFacts | None]:
-    read = open_session(str(path), None, results=results)
-    if not isinstance(read, Transcript):
-        return repr(read), None
-    return [_summary_shape(r) for r in read.rounds], _facts_of(read)
+def _both(path: Path) -> tuple[object, object]:
+    """What ``open_session`` gives (the one-pass reader) and what the first reader gives."""
+    read = open_session(str(path), None)
+    with _first_reader():
+        oracle = open_session(str(path), None)
+    return read, oracle
 
 
 @PROPERTY_SETTINGS
 @given(drawn=sessions)
-def test_the_light_reader_reads_a_session_as_the_full_reader_does(
+def test_a_session_reads_as_the_first_reader_reads_it(
     drawn: dict[str, Json], tmp_path_factory: Any
 ) -> None:
     path = _write(tmp_path_factory.mktemp("session"), drawn)
-    shape, facts = _read(path, results=True)
-    assert _read(path, results=False) == (shape, facts)
+    read, oracle = _both(path)
+    assert read == oracle
+    if isinstance(read, Transcript):
+        assert _facts_of(read) == _facts_of(oracle)  # type: ignore[arg-type]
 
 
-def test_every_bundled_claude_session_reads_alike_light_and_full() -> None:
+def test_every_bundled_claude_session_reads_as_the_first_reader_reads_it() -> None:
     found = sorted((LOGS / "claude-session").glob("*.jsonl"))
     assert len(found) >= 4
     for path in found:
-        full = _read(path, results=True)
-        assert full[1] is not None
-        assert _read(path, results=False) == full, path.name
+        read, oracle = _both(path)
+        assert isinstance(oracle, Transcript)
+        assert read == oracle, path.name
 
 
-def test_the_light_reader_keeps_no_result_text(tmp_path: Path) -> None:
+def test_a_session_named_by_its_harness_reads_in_one_pass_too(tmp_path: Path) -> None:
     path = LOGS / "claude-session" / "spotter-short.jsonl"
-    light = open_session(str(path), None, results=False)
-    full = open_session(str(path), None, results=True)
-    assert isinstance(light, Transcript)
-    assert isinstance(full, Transcript)
-    results = [call.result for call in light.rounds[0].tool_invocations]
-    assert any(call.result for call in full.rounds[0].tool_invocations)
-    assert set(results) <= {"", None}
+    named = load(str(path), "claude-code-session")
+    with _first_reader():
+        assert load(str(path), "claude-code-session") == named
+    assert any(call.result for call in named.rounds[0].tool_invocations)

@@ -722,7 +722,7 @@ def _session_facts(item: tuple[str, str | None]) -> RunFacts | str | None:
     file no harness recognizes (``harness`` None: sniffed here, not in the walk)."""
     from agentruns.transcripts import Unreadable, open_session
 
-    transcript = open_session(*item, results=False)  # (no tool result's text is counted)
+    transcript = open_session(*item)
     if transcript is None or isinstance(transcript, Unreadable):
         return transcript if transcript is None else transcript.reason
     return _facts_of(transcript)

@@ -102,11 +102,25 @@ record nobody can open)."""
 S = TypeVar("S", int, float, str)
 
 _Reader = Callable[[str, Summary], None]
+
+
+def _claude_session_read(path: str, summary: Summary) -> None:
+    """A Claude Code session, by the one-pass reader, else (``Unusual``) by the first one."""
+    light = Summary(summary.harness, summary.source)
+    try:
+        _claude_light.read(path, light)
+    except _claude_light.Unusual:
+        _claude_session.read(path, summary)
+        return
+    for name in Summary.__dataclass_fields__:
+        setattr(summary, name, getattr(light, name))
+
+
 _NAMED: dict[str, _Reader] = {
     "claude-stream-json": _claude.read,
     "cline-json": _cline.read,
     "opencode-events": _opencode.read,
-    "claude-session": _claude_session.read,
+    "claude-session": _claude_session_read,
     "codex-rollout": _codex_rollout.read,
     "gemini-session": _gemini.read,
     "copilot-events": _copilot.read,
@@ -488,21 +502,13 @@ class Unreadable:
     """What went wrong (the file's name not repeated)."""
 
 
-def open_session(
-    name: str, harness: str | None = None, *, results: bool = True
-) -> Transcript | Unreadable | None:
+def open_session(name: str, harness: str | None = None) -> Transcript | Unreadable | None:
     """One candidate of a folder walk (``candidates``: what ``load`` takes, and its harness
     or None to recognize it here): its transcript, why it cannot be read, or None for a file
-    no harness wrote. Every command that takes session files reads them through this.
-
-    ``results=False`` when the tool results' texts are not wanted (statistics): a Claude Code
-    session file is then read by a reader that keeps none (each call's ``result`` is ``""``
-    when it has one) and notes no problems, several times faster; the run is otherwise the
-    one the full reader makes."""
-    if not results:
-        light = _light_session(name, harness)
-        if light is not None:
-            return light
+    no harness wrote. Every command that takes session files reads them through this."""
+    light = _light_session(name, harness)
+    if light is not None:
+        return light  # a Claude Code session, recognized and read in one pass
     try:
         found = harness if harness is not None else detect(name)
     except TranscriptError:
@@ -514,8 +520,9 @@ def open_session(
 
 
 def _light_session(name: str, harness: str | None) -> Transcript | None:
-    """A Claude Code session file read by the light reader (``_claude_light``), recognized as
-    ``detect`` recognizes it; None when the full reader must read it (or recognize it)."""
+    """A Claude Code session file recognized as ``detect`` recognizes it and read as ``load``
+    reads it, from one parse of its lines (``_claude_light``); None when ``load`` must read it
+    (or ``detect`` recognize it)."""
     chosen = "claude-code-session"
     if harness not in (None, chosen) or not name.endswith(".jsonl") or "#" in name:
         return None
@@ -535,14 +542,17 @@ def _light_session(name: str, harness: str | None) -> Transcript | None:
     except (_claude_light.Unusual, OSError, InputError):
         return None
     if _nothing_recognized(summary):
-        return None  # the full reader says why
+        return None  # ``load`` says why
+    _cap_results(summary, DEFAULT_MAX_RESULT)
     rounds = (summary,)
+    problems = list(summary.problems)
+    run = _run(spec, rounds, None, problems)
     return Transcript(
         chosen,
         rounds,
-        _run(spec, rounds, None, []),
-        (),
-        (),
+        run,
+        tuple(problems),
+        tuple(summary.denials),
         Counter(summary.skipped),
         _total([summary.total_tokens], spec.aggregation),
     )

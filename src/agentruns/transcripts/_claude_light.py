@@ -1,16 +1,14 @@
-"""Claude Code session files read for what ``stats`` counts, at about the JSON parser's speed.
+"""Claude Code session files read at about the JSON parser's speed.
 
-``stats`` over a history reads every line of thousands of sessions, and the full reader
-(``_claude_session``) pays some microseconds of Python per line for what only ``import`` and
-``show`` use: each content block validated as a model, each tool result turned into its text.
-This reader fills the same ``Summary`` the full one does, with the same entries, calls,
-usage, times and subagents, by the same rules (it shares their code where the code is not
-per line), except that a tool result's text is not kept (``""``: the call has a result) and
-problems are not noted. Whatever it is not sure to read as the full reader would (a line
-that is no JSON object, a block of an unusual shape, a file too large to hold at once) raises
-``Unusual``, and the caller reads the file with the full reader. The full reader is the oracle
-of a property test (``tests/test_claude_light.py``): over generated and real sessions, the
-facts of both are equal.
+A history is thousands of sessions, and the first reader of them (``_claude_session``) paid
+some microseconds of Python per line: each content block validated as a model, each entry
+through several layers. This one reads the same lines into the same ``Summary``, by the same
+rules (it shares their code where the code is not per line), with the block models asked only
+about a block the plain checks refuse (for the problem's words). Whatever it is not sure to
+read as the first reader would (a line that is no JSON object, an ``is_error`` the models
+would coerce, a file too large to hold at once) raises ``Unusual``, and the first reader
+reads the file. That reader is the oracle of a property test (``tests/test_claude_light.py``):
+over generated and real sessions, both give the same transcript.
 """
 
 from __future__ import annotations
@@ -19,10 +17,11 @@ from collections.abc import Iterable, Iterator
 from datetime import datetime
 from pathlib import Path
 
-from pydantic import MISSING
+from pydantic import MISSING, ValidationError
 from pydantic_core import from_json
 
 from agentruns.io import MAX_RECORD_SIZE
+from agentruns.transcripts._claude import _BLOCK, result_text
 from agentruns.transcripts._claude_session import (
     _ENTRY_TYPES,
     _SYNTHETIC,
@@ -95,6 +94,30 @@ def _json(value: object) -> bool:
 
 
 _INFINITE = (float("inf"), float("-inf"))
+
+
+def _result_block(block: JsonObject, line: int, summary: Summary) -> str | None:
+    """The id a ``tool_result`` block answers, or None for a block the models refuse (its
+    problem noted, as the first reader notes it)."""
+    ident, failed = block.get("tool_use_id"), block.get("is_error")
+    if failed is not None and not isinstance(failed, bool):
+        raise Unusual("is_error of another type")  # (the models' lax bool decides)
+    if isinstance(ident, str) and _json(block.get("content")):
+        return ident
+    _refused(block, line, summary)
+    return None
+
+
+def _refused(block: JsonObject, line: int, summary: Summary) -> None:
+    """The problem the first reader notes for a block its models refuse, in its words (asked
+    of the models themselves: only a refused block pays for it)."""
+    try:
+        _BLOCK.validate_python(block)
+    except ValidationError as error:
+        kind = block.get("type")
+        summary.problem(line, f"{kind!r} block skipped: {error.errors()[0]['msg']}")
+        return
+    raise Unusual("a block the models accept and this reader does not")
 
 
 class _LightReading(_Reading):
@@ -175,8 +198,10 @@ class _LightReading(_Reading):
             kind = block.get("type")
             if kind == "text":
                 text = block.get("text")
-                if isinstance(text, str):  # (else no text block: the full reader notes a problem)
+                if isinstance(text, str):
                     self._text(text, line, at)
+                else:
+                    _refused(block, line, summary)
             elif kind == "tool_use":
                 name, ident = block.get("name"), block.get("id")
                 args = block.get("input", MISSING)
@@ -186,7 +211,11 @@ class _LightReading(_Reading):
                     and (args is MISSING or _json(args))
                 ):
                     summary.call(name, args, ident, line, at, self.pending)
-            elif kind != "tool_result":  # (a result is no part of what an assistant says)
+                else:
+                    _refused(block, line, summary)
+            elif kind == "tool_result":  # no part of what an assistant says, when valid
+                _result_block(block, line, summary)
+            else:
                 summary.skipped[f"block:{kind}" if isinstance(kind, str) else "block:?"] += 1
 
     def _text(self, text: str, line: int, at: datetime | None) -> None:
@@ -209,22 +238,33 @@ class _LightReading(_Reading):
                 continue
             kind = block.get("type")
             if kind == "tool_result":
-                ident, failed = block.get("tool_use_id"), block.get("is_error")
-                if not isinstance(ident, str) or not _json(block.get("content")):
-                    continue  # no result block (the full reader notes a problem)
-                if failed is not None and not isinstance(failed, bool):
-                    raise Unusual("is_error of another type")  # (the models' lax bool decides)
+                ident = _result_block(block, line, summary)
+                if ident is None:
+                    continue
                 call = self.pending.get(ident)
-                if call is None or call.result is not None:
-                    continue  # (the full reader notes a problem)
-                # a result, its text not kept ("" for any text: no content is no result)
-                call.result = "" if "content" in block else None
-                call.is_error = failed is True
+                if call is None:
+                    summary.problem(line, f"tool result for {ident!r}, which no call made")
+                elif call.result is not None:
+                    summary.problem(line, f"second tool result for {ident!r} ignored")
+                else:
+                    call.result = result_text(block.get("content", MISSING))
+                    call.is_error = block.get("is_error") is True
             elif kind == "text":
                 text = block.get("text")
-                if isinstance(text, str) and summary.prompt is None and text and not text.isspace():
+                if not isinstance(text, str):
+                    _refused(block, line, summary)
+                elif summary.prompt is None and text and not text.isspace():
                     summary.prompt = text
-            elif kind != "tool_use":  # (a call is no part of what the user says)
+            elif kind == "tool_use":  # no part of what the user says, when valid
+                name, called = block.get("name"), block.get("id")
+                args = block.get("input", MISSING)
+                if not (
+                    isinstance(name, str)
+                    and (called is None or isinstance(called, str))
+                    and (args is MISSING or _json(args))
+                ):
+                    _refused(block, line, summary)
+            else:
                 summary.skipped[f"block:{kind}" if isinstance(kind, str) else "block:?"] += 1
 
 
@@ -282,6 +322,7 @@ def read(
         children.pop(reading.agent_id or "", None)
         scratch.parent_call_id = call
         children[f"file:{file}"] = reading
+        summary.problems.extend(scratch.problems)
     for key, reading in children.items():
         reading.close()
         agent = reading.agent_id
