@@ -15,10 +15,13 @@ from pathlib import Path
 from typing import Any
 from unittest.mock import patch
 
+import pytest
+from click.testing import CliRunner
 from hypothesis import given
 from hypothesis import strategies as st
 
 from agentruns import transcripts
+from agentruns.cli import main
 from agentruns.stats import _facts_of
 from agentruns.transcripts import Transcript, _claude_session, load, open_session
 from tests._settings import PROPERTY_SETTINGS
@@ -295,3 +298,21 @@ def test_a_session_named_by_its_harness_reads_in_one_pass_too(tmp_path: Path) ->
     with _first_reader():
         assert load(str(path), "claude-code-session") == named
     assert any(call.result for call in named.rounds[0].tool_invocations)
+
+
+@pytest.mark.parametrize("to", ["agentrun", "cortex", "atif"])
+def test_importing_the_bundled_sessions_writes_what_the_first_reader_made_them(
+    to: str, tmp_path: Path
+) -> None:
+    def imported(name: str) -> bytes:
+        out = tmp_path / name
+        done = CliRunner().invoke(
+            main,
+            ["import", "-q", "-j", "1", str(LOGS / "claude-session"), "--to", to, "-o", str(out)],
+        )
+        assert done.exit_code in (0, 1), done.output
+        return out.read_bytes()
+
+    read = imported("one-pass.jsonl")
+    with _first_reader():
+        assert imported("first.jsonl") == read
