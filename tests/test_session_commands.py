@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 from agentruns._harnesses import ROUNDS
 from agentruns.cli import main
 from tests._settings import PROPERTY_SETTINGS
+from tests.test_stats_sessions import IN_OWN_TERMS
 from tests.test_transcript_properties import (
     FOLDERS,
     NO_CALLS,
@@ -30,17 +31,6 @@ Json = Any
 
 SESSIONS = sorted((set(RENDER) | set(FOLDERS)) - set(ROUNDS) - set(NO_CALLS))
 """Harnesses whose files are whole sessions (each file a run), with tool calls."""
-
-APART = {
-    "cost_usd",
-    "by_format_and_status",
-    "most_failing_tools",
-    "tokens_by_day",
-    "tokens_by_month",
-    "tokens_by_kind",
-    "largest_runs",
-}
-"""What a format records in its own terms (see ``test_stats_sessions``): the rest agrees."""
 
 
 def _invoke(*args: str) -> Any:
@@ -80,8 +70,8 @@ def test_a_folder_of_sessions_counts_as_its_imported_runs_count(
     imported = _invoke("import", "-q", str(folder), "--to", to, "-o", str(out))
     assert imported.exit_code in (0, 1), imported.output  # 1: a stream with problems
     through = _stats(str(out))
-    assert {k: v for k, v in direct.items() if k not in APART} == {
-        k: v for k, v in through.items() if k not in APART
+    assert {k: v for k, v in direct.items() if k not in IN_OWN_TERMS} == {
+        k: v for k, v in through.items() if k not in IN_OWN_TERMS
     }
 
 

@@ -49,6 +49,24 @@ def _stats(*args: str) -> Json:
     return shown
 
 
+IN_OWN_TERMS = frozenset(
+    {
+        "cost_usd",
+        "by_format_and_status",
+        "most_failing_tools",
+        "tokens_by_day",
+        "tokens_by_month",
+        "tokens_by_kind",
+        "largest_runs",
+    }
+)
+"""What ``stats`` of a session folder and of its imported records say each in its own terms:
+the format column names the harness (not "atif"); ATIF keeps no failed status of a tool call;
+a record is booked on the day it started, a session call by call; an ATIF subagent keeps no
+cache writes (the import reports its subagents lost); sessions are priced call by call,
+records (which keep no calls' usage) are not. Everything else is the same."""
+
+
 def _copy(tmp_path: Path) -> Path:
     folder = tmp_path / "logs"
     shutil.copytree(LOGS, folder)
@@ -70,22 +88,8 @@ def test_a_folder_gives_what_importing_it_then_stats_gives(tmp_path: Path) -> No
     )
     assert imported.exit_code in (0, 1), imported.output
     direct, through = _stats("--no-cache", str(folder)), _stats(str(records))
-    # what a format records in its own terms: the harness (not "atif"); ATIF keeps no failed
-    # status of a tool call;
-    # a record is booked on the day it started, a session call by call; an ATIF subagent
-    # keeps no cache writes (the import reports its subagents lost); sessions are priced call
-    # by call, records (which keep no calls' usage) are not
-    apart = {
-        "cost_usd",
-        "by_format_and_status",
-        "most_failing_tools",
-        "tokens_by_day",
-        "tokens_by_month",
-        "tokens_by_kind",
-        "largest_runs",
-    }
-    assert {k: v for k, v in direct.items() if k not in apart} == {
-        k: v for k, v in through.items() if k not in apart
+    assert {k: v for k, v in direct.items() if k not in IN_OWN_TERMS} == {
+        k: v for k, v in through.items() if k not in IN_OWN_TERMS
     }
     unpriced = [{**run, "usd": None} for run in direct["largest_runs"]]
     assert unpriced == through["largest_runs"]  # the same runs; only sessions are priced

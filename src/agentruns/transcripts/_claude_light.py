@@ -23,18 +23,15 @@ from pydantic_core import from_json
 from agentruns.io import MAX_RECORD_SIZE
 from agentruns.transcripts._claude import _BLOCK, result_text
 from agentruns.transcripts._claude_session import (
-    _ENTRY_TYPES,
-    _SYNTHETIC,
-    _child_reading,
-    _cover,
-    _kind,
-    _link_threads,
-    _note_agent,
-    _own_ids,
-    _Reading,
-    _subagent_files,
-    _thread,
-    _Usage,
+    ENTRY_TYPES,
+    SYNTHETIC,
+    Reading,
+    Usage,
+    child_reading,
+    gather,
+    kind_of,
+    note_agent,
+    thread_of,
 )
 from agentruns.transcripts._stream import PEEK, JsonObject, opens_a_document, rfc3339
 from agentruns.transcripts._summary import Message, Summary
@@ -120,8 +117,8 @@ def _refused(block: JsonObject, line: int, summary: Summary) -> None:
     raise Unusual("a block the models accept and this reader does not")
 
 
-class _LightReading(_Reading):
-    """``_Reading`` with its per-line work done without models (same rules, same order)."""
+class _LightReading(Reading):
+    """``Reading`` with its per-line work done without models (same rules, same order)."""
 
     def entry(self, value: JsonObject, line: int) -> None:
         uuid = value.get("uuid")
@@ -147,7 +144,7 @@ class _LightReading(_Reading):
                 self.agent_id = agent
         kind = value.get("type")
         if kind is None:
-            kind = _kind(value)
+            kind = kind_of(value)
         message = value.get("message")
         if not isinstance(message, dict):
             return
@@ -164,9 +161,9 @@ class _LightReading(_Reading):
             key = ident if isinstance(ident, str) else f"line {line}"
             counted = self.usage.get(key)
             if counted is None:
-                counted = self.usage[key] = _Usage(at=at)
+                counted = self.usage[key] = Usage(at=at)
             model = message.get("model")
-            if isinstance(model, str) and model != _SYNTHETIC:
+            if isinstance(model, str) and model != SYNTHETIC:
                 counted.model = model
             n = usage.get("input_tokens")
             if n.__class__ is int and n > counted.input:
@@ -274,14 +271,14 @@ def read(
     """``_claude_session.read``, light; ``Unusual`` when the full reader must read it.
     ``entries``: the file's ``lines`` when they were begun already (to recognize the file)."""
     main = _LightReading(summary)
-    children: dict[str, _LightReading] = {}
+    children: dict[str, Reading] = {}
     agent_calls: dict[str, str] = {}
     threads: dict[str, str] = {}
     alone = Path(path).name.startswith("agent-")
     for line, value in lines(path) if entries is None else entries:
         kind = value.get("type")
         if kind is None:
-            kind = _kind(value)
+            kind = kind_of(value)
         data = value.get("data") if kind == "progress" else None
         if data.__class__ is dict and data.get("type") == "agent_progress":
             assert isinstance(data, dict)
@@ -298,44 +295,29 @@ def read(
             continue
         if "isSidechain" in value and value["isSidechain"] is True and not alone:
             agent = value.get("agentId")
-            key = agent if isinstance(agent, str) else f"thread:{_thread(value, threads)}"
+            key = agent if isinstance(agent, str) else f"thread:{thread_of(value, threads)}"
             child = children.get(key)
             if child is None:
                 child = children[key] = _light_child(summary, path, None)
             child.entry(value, line)
             continue
-        if not isinstance(kind, str) or kind not in _ENTRY_TYPES:
+        if not isinstance(kind, str) or kind not in ENTRY_TYPES:
             summary.skipped[kind if isinstance(kind, str) else "?"] += 1
             continue
         if "toolUseResult" in value:
-            _note_agent(value, agent_calls)
+            note_agent(value, agent_calls)
         main.entry(value, line)
     main.close()
-    files = [] if alone else _subagent_files(path, summary.session_id)
-    for file in files:
-        scratch = Summary(summary.harness, str(file))
-        reading = _LightReading(scratch)
-        for line, value in lines(str(file)):
-            reading.entry(value, line)
-        call = agent_calls.get(reading.agent_id or file.stem.removeprefix("agent-"))
-        children.pop(call or "", None)
-        children.pop(reading.agent_id or "", None)
-        scratch.parent_call_id = call
-        children[f"file:{file}"] = reading
-        summary.problems.extend(scratch.problems)
-    for key, reading in children.items():
-        reading.close()
-        agent = reading.agent_id
-        if agent is None and key.startswith("file:"):
-            agent = Path(key.removeprefix("file:")).stem.removeprefix("agent-")
-        if agent is not None:
-            reading.summary.session_id = agent
-        summary.children.append(reading.summary)
-    _link_threads(summary)
-    _own_ids(summary)
-    _cover(summary)
+    gather(path, summary, children, agent_calls, alone, _file_reading)
+
+
+def _file_reading(file: Path, parent: Summary) -> Reading:
+    reading = _LightReading(Summary(parent.harness, str(file)))
+    for line, value in lines(str(file)):
+        reading.entry(value, line)
+    return reading
 
 
 def _light_child(parent: Summary, path: str, call: str | None) -> _LightReading:
-    reading = _child_reading(parent, path, call)
+    reading = child_reading(parent, path, call)
     return _LightReading(reading.summary)

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -33,19 +34,17 @@ from agentruns.transcripts._stream import JsonObject, events, millis, rfc3339
 from agentruns.transcripts._summary import Message, Summary, ToolCall
 from agentruns_generated._json import JsonValue
 
-_ENTRY_TYPES = frozenset({"user", "assistant", "system", "progress", "summary"})
-_SYNTHETIC = "<synthetic>"
+ENTRY_TYPES = frozenset({"user", "assistant", "system", "progress", "summary"})
+SYNTHETIC = "<synthetic>"
 """The model name Claude Code gives messages it wrote itself (API errors, interruptions)."""
 
 
 def looks_like(value: JsonObject) -> bool:
-    kind = _kind(value)
-    return (
-        isinstance(value.get("sessionId"), str) and isinstance(kind, str) and kind in _ENTRY_TYPES
-    )
+    kind = kind_of(value)
+    return isinstance(value.get("sessionId"), str) and isinstance(kind, str) and kind in ENTRY_TYPES
 
 
-def _kind(value: JsonObject) -> JsonValue:
+def kind_of(value: JsonObject) -> JsonValue:
     """The entry's ``type``; an older export writes none, and its message's ``role`` says."""
     kind = value.get("type")
     if kind is None and "type" not in value:
@@ -57,7 +56,7 @@ def _kind(value: JsonObject) -> JsonValue:
 
 
 @dataclass
-class _Usage:
+class Usage:
     model: str | None = None
     at: datetime | None = None
     """When the response began (its first line)."""
@@ -70,12 +69,12 @@ class _Usage:
 
 
 @dataclass
-class _Reading:
+class Reading:
     """One stream of entries (the session, or one subagent) being read into a summary."""
 
     summary: Summary
     pending: dict[str, ToolCall] = field(default_factory=dict)
-    usage: dict[str, _Usage] = field(default_factory=dict)
+    usage: dict[str, Usage] = field(default_factory=dict)
     """Per API response (``message.id``): its usage, counted once."""
     texts: list[str] = field(default_factory=list)
     seen: set[str] = field(default_factory=set)
@@ -95,7 +94,7 @@ class _Reading:
         agent = value.get("agentId")
         if self.agent_id is None and isinstance(agent, str):
             self.agent_id = agent
-        kind = _kind(value)
+        kind = kind_of(value)
         message = value.get("message")
         if kind == "assistant" and isinstance(message, dict):
             self._assistant(message, line, at)
@@ -109,8 +108,8 @@ class _Reading:
         usage = message.get("usage")
         if isinstance(usage, dict):
             key = ident if isinstance(ident, str) else f"line {line}"
-            counted = self.usage.setdefault(key, _Usage(at=at))
-            if isinstance(model, str) and model != _SYNTHETIC:
+            counted = self.usage.setdefault(key, Usage(at=at))
+            if isinstance(model, str) and model != SYNTHETIC:
                 counted.model = model
             counted.input = max(counted.input, _count(usage, "input_tokens"))
             counted.output = max(counted.output, _count(usage, "output_tokens"))
@@ -187,8 +186,8 @@ def _count(usage: dict[str, JsonValue], key: str) -> int:
 
 
 def read(path: str, summary: Summary) -> None:
-    main = _Reading(summary)
-    children: dict[str, _Reading] = {}
+    main = Reading(summary)
+    children: dict[str, Reading] = {}
     """Subagents by the call that started them (or by agent id, or thread)."""
     agent_calls: dict[str, str] = {}
     threads: dict[str, str] = {}
@@ -197,7 +196,7 @@ def read(path: str, summary: Summary) -> None:
     # lines are its main thread
     alone = Path(path).name.startswith("agent-")
     for line, value in events(path, summary):
-        kind = _kind(value)
+        kind = kind_of(value)
         data = value.get("data")
         if kind == "progress" and isinstance(data, dict) and data.get("type") == "agent_progress":
             inner = data.get("message")
@@ -206,26 +205,46 @@ def read(path: str, summary: Summary) -> None:
                 agent = data.get("agentId")
                 if isinstance(agent, str):
                     agent_calls.setdefault(agent, call)
-                child = children.setdefault(call, _child_reading(summary, path, call))
+                child = children.setdefault(call, child_reading(summary, path, call))
                 child.entry(inner, line)
             continue
         if value.get("isSidechain") is True and not alone:
             agent = value.get("agentId")
-            key = agent if isinstance(agent, str) else f"thread:{_thread(value, threads)}"
-            children.setdefault(key, _child_reading(summary, path, None)).entry(value, line)
+            key = agent if isinstance(agent, str) else f"thread:{thread_of(value, threads)}"
+            children.setdefault(key, child_reading(summary, path, None)).entry(value, line)
             continue
-        if not isinstance(kind, str) or kind not in _ENTRY_TYPES:
+        if not isinstance(kind, str) or kind not in ENTRY_TYPES:
             summary.skipped[kind if isinstance(kind, str) else "?"] += 1
             continue
-        _note_agent(value, agent_calls)
+        note_agent(value, agent_calls)
         main.entry(value, line)
     main.close()
+    gather(path, summary, children, agent_calls, alone, _file_reading)
+
+
+def _file_reading(file: Path, parent: Summary) -> Reading:
+    scratch = Summary(parent.harness, str(file))
+    reading = Reading(scratch)
+    for line, value in events(str(file), scratch):
+        reading.entry(value, line)
+    return reading
+
+
+def gather(
+    path: str,
+    summary: Summary,
+    children: dict[str, Reading],
+    agent_calls: dict[str, str],
+    alone: bool,
+    file_reading: Callable[[Path, Summary], Reading],
+) -> None:
+    """The end of a reading (both readers'): the subagents' own files read (``file_reading``),
+    every subagent made a child of the session, linked to its call, with its own id, and the
+    session's time made to cover theirs."""
     files = [] if alone else _subagent_files(path, summary.session_id)
     for file in files:
-        scratch = Summary(summary.harness, str(file))
-        reading = _Reading(scratch)
-        for line, value in events(str(file), scratch):
-            reading.entry(value, line)
+        reading = file_reading(file, summary)
+        scratch = reading.summary
         call = agent_calls.get(reading.agent_id or file.stem.removeprefix("agent-"))
         # the file is the whole subagent: it replaces the echo of it in the parent's progress
         children.pop(call or "", None)
@@ -257,7 +276,7 @@ def _own_ids(summary: Summary) -> None:
         child.session_id = f"{base}/{tail}"
 
 
-def _thread(value: JsonObject, threads: dict[str, str]) -> str:
+def thread_of(value: JsonObject, threads: dict[str, str]) -> str:
     """The first entry of the sidechain thread ``value`` belongs to (by ``parentUuid``)."""
     uuid, parent = value.get("uuid"), value.get("parentUuid")
     root = threads.get(parent) if isinstance(parent, str) else None
@@ -297,13 +316,13 @@ def _cover(summary: Summary) -> None:
         summary.duration_ms = millis(summary.started_at, summary.ended_at)
 
 
-def _child_reading(parent: Summary, path: str, call: str | None) -> _Reading:
+def child_reading(parent: Summary, path: str, call: str | None) -> Reading:
     child = Summary(parent.harness, path)
     child.parent_call_id = call
-    return _Reading(child)
+    return Reading(child)
 
 
-def _note_agent(value: JsonObject, agent_calls: dict[str, str]) -> None:
+def note_agent(value: JsonObject, agent_calls: dict[str, str]) -> None:
     """A Task call's result names the agent it ran (``toolUseResult.agentId``)."""
     result = value.get("toolUseResult")
     message = value.get("message")
