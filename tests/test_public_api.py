@@ -67,10 +67,13 @@ PUBLIC: dict[str, list[str]] = {
     "agentruns.conversion": [
         "CARRY_PROPERTY",
         "CARRY_VERSION",
+        "CarryPlace",
         "Conversion",
         "Coverage",
         "Derived",
         "Format",
+        "InExtras",
+        "InObject",
         "Loss",
         "LossError",
         "Use",

@@ -49,7 +49,8 @@ def _parts(table: Crosswalk[Any, Any], at: str) -> list[tuple[Crosswalk[Any, Any
 
 
 def _otherwise(fmt: Format[Any]) -> str:
-    return "carried" if type(fmt).carry is not Format.carry else "lost"
+    carries = fmt.carry_place is not None or type(fmt).carry is not Format.carry
+    return "carried" if carries else "lost"
 
 
 def _canonical(row: Row[Any, Any], part: Crosswalk[Any, Any]) -> str:

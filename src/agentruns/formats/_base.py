@@ -24,8 +24,11 @@ __all__ = [
     "CARRY_PROPERTY",
     "CARRY_VERSION",
     "WHOLE",
+    "CarryPlace",
     "Coverage",
     "Format",
+    "InExtras",
+    "InObject",
     "Use",
     "fields",
     "is_carry",
@@ -97,6 +100,68 @@ def fields(declared: Mapping[F, Use]) -> dict[str, Use]:
     return {str(name): use for name, use in declared.items()}
 
 
+class CarryPlace(Generic[M]):
+    """Where a format keeps data carried for another format (``Format.carry_place``): how
+    the payload is found, where it is (for loss reports), and how a record gets one."""
+
+    def carried(self, record: M) -> dict[str, JsonValue] | None:
+        """The payload ``record`` carries (one ``is_carry`` recognizes), else None: anything
+        else under the reserved name is the user's own data, read like any other value."""
+        raise NotImplementedError
+
+    def carried_at(self, record: M) -> str:
+        """The JSON pointer of the payload in ``record``."""
+        raise NotImplementedError
+
+    def carry(self, record: M, payload: dict[str, JsonValue]) -> M | None:
+        """``record`` with ``payload`` kept, or None when the place is the user's already."""
+        raise NotImplementedError
+
+
+class InExtras(CarryPlace[M]):
+    """Under ``CARRY_PROPERTY`` among the root object's additional properties (AgentRun)."""
+
+    def carried(self, record: M) -> dict[str, JsonValue] | None:
+        payload = (record.model_extra or {}).get(CARRY_PROPERTY)
+        return payload if isinstance(payload, dict) and is_carry(payload) else None
+
+    def carried_at(self, record: M) -> str:
+        return "/" + escape(CARRY_PROPERTY)
+
+    def carry(self, record: M, payload: dict[str, JsonValue]) -> M | None:
+        extras = record.model_extra or {}
+        if CARRY_PROPERTY in extras:
+            return None  # the user's own data holds the name: report losses, never overwrite
+        copy = record.model_copy()  # shallow: the carry is the only change
+        copy.__pydantic_extra__ = {**extras, CARRY_PROPERTY: payload}
+        return copy
+
+
+class InObject(CarryPlace[M]):
+    """Under ``CARRY_PROPERTY`` in a free-form object field of the root (ATIF's ``extra``)."""
+
+    def __init__(self, field: str) -> None:
+        self.field = field
+
+    def _held(self, record: M) -> dict[str, JsonValue]:
+        value = getattr(record, self.field)
+        return value if isinstance(value, dict) else {}
+
+    def carried(self, record: M) -> dict[str, JsonValue] | None:
+        payload = self._held(record).get(CARRY_PROPERTY)
+        return payload if isinstance(payload, dict) and is_carry(payload) else None
+
+    def carried_at(self, record: M) -> str:
+        wire = type(record).model_fields[self.field].alias or self.field
+        return f"/{escape(wire)}/{escape(CARRY_PROPERTY)}"
+
+    def carry(self, record: M, payload: dict[str, JsonValue]) -> M | None:
+        held = self._held(record)
+        if CARRY_PROPERTY in held:
+            return None  # the user's own data holds the name: report losses, never overwrite
+        return record.model_copy(update={self.field: {**held, CARRY_PROPERTY: payload}})
+
+
 class Format(Generic[M]):
     """A run record format: a reader, a writer, and where it can keep foreign data.
 
@@ -126,6 +191,10 @@ class Format(Generic[M]):
     Computed from the crosswalk's table of the steps' items, when it reads them one to one."""
     steps_one_to_one: ClassVar[bool] = False
     """Each canonical step is read from the item at its own position (see ``step_pointers``)."""
+    carry_place: ClassVar[CarryPlace[Any] | None] = None
+    """Where the format keeps data carried for another format (``InExtras``, ``InObject``,
+    or a place of its own); None: it has no free-form place, and what it cannot hold is
+    lost."""
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -172,17 +241,18 @@ class Format(Generic[M]):
         return self.pointers.get(field, "/" + field)
 
     def carried(self, record: M) -> dict[str, JsonValue] | None:
-        """Data carried for another format in this record, if any (see ``carry``).
-
-        Return only a payload that ``is_carry`` recognises; anything else under the reserved
-        name is the user's own data and is read like any other value.
-        """
-        return None
+        """Data carried for another format in this record, if any (see ``carry``): only a
+        payload that ``is_carry`` recognises; anything else under the reserved name is the
+        user's own data and is read like any other value."""
+        place = self.carry_place
+        return None if place is None else place.carried(record)
 
     def carried_at(self, record: M) -> str:
         """JSON pointer of the carried payload in ``record`` (for loss reports)."""
-        return ""
+        place = self.carry_place
+        return "" if place is None else place.carried_at(record)
 
     def carry(self, record: M, payload: dict[str, JsonValue]) -> M | None:
         """The record with ``payload`` kept in a free-form place, or None if there is none."""
-        return None
+        place = self.carry_place
+        return None if place is None else place.carry(record, payload)

@@ -16,7 +16,7 @@ from typing_extensions import TypeIs
 from agentruns.canonical import Run, RunStep, Status
 from agentruns.crosswalk import Crosswalk, Writing, kept, required
 from agentruns.derivations import Derivation, derive_run_id, derive_status
-from agentruns.formats._base import CARRY_PROPERTY, Format, is_carry
+from agentruns.formats._base import CARRY_PROPERTY, Format, InExtras, is_carry
 from agentruns.formats._shared import status_from_agentrun, status_to_agentrun
 from agentruns.models import AgentRun, AgentRunStatus, Metrics, Result, StepType
 from agentruns.models import Step as AgentStep
@@ -181,19 +181,7 @@ class AgentRunFormat(Format[AgentRun]):
     model = AgentRun
     crosswalk = RUN
 
-    def carried(self, record: AgentRun) -> dict[str, JsonValue] | None:
-        payload = (record.model_extra or {}).get(CARRY_KEY)
-        return payload if isinstance(payload, dict) and is_carry(payload) else None
-
-    def carried_at(self, record: AgentRun) -> str:
-        return "/" + CARRY_KEY
-
-    def carry(self, record: AgentRun, payload: dict[str, JsonValue]) -> AgentRun | None:
-        if CARRY_KEY in (record.model_extra or {}):
-            return None  # the user's own data holds the name: report losses, never overwrite
-        copy = record.model_copy()  # shallow: the carry is the only change
-        copy.__pydantic_extra__ = {**(record.model_extra or {}), CARRY_KEY: payload}
-        return copy
+    carry_place = InExtras[AgentRun]()
 
 
 AGENTRUN = AgentRunFormat()

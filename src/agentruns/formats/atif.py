@@ -38,7 +38,7 @@ from agentruns._results import Derived
 from agentruns.canonical import Run, RunStep
 from agentruns.crosswalk import Crosswalk, Writing, kept, required
 from agentruns.derivations import Derivation
-from agentruns.formats._base import CARRY_PROPERTY, Format, is_carry
+from agentruns.formats._base import CARRY_PROPERTY, Format, InObject, is_carry
 from agentruns.models import AtifAgent, AtifFinalMetrics, AtifStep, AtifTrajectory
 from agentruns_generated import _ecma
 from agentruns_generated._json import JsonDateTime
@@ -753,19 +753,7 @@ class AtifFormat(Format[AtifTrajectory]):
     def read(self, record: AtifTrajectory) -> Run:
         return _read_trajectory(record)
 
-    def carried(self, record: AtifTrajectory) -> dict[str, JsonValue] | None:
-        extra = record.extra if isinstance(record.extra, dict) else {}
-        payload = extra.get(CARRY_KEY)
-        return payload if isinstance(payload, dict) and is_carry(payload) else None
-
-    def carried_at(self, record: AtifTrajectory) -> str:
-        return "/extra/" + CARRY_KEY
-
-    def carry(self, record: AtifTrajectory, payload: dict[str, JsonValue]) -> AtifTrajectory | None:
-        extra = record.extra if isinstance(record.extra, dict) else {}
-        if CARRY_KEY in extra:
-            return None  # the user's own data holds the name: report losses, never overwrite
-        return record.model_copy(update={"extra": {**extra, CARRY_KEY: payload}})
+    carry_place = InObject[AtifTrajectory]("extra")
 
 
 ATIF = AtifFormat()

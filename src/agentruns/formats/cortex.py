@@ -17,7 +17,7 @@ from agentruns._results import Derived
 from agentruns.canonical import Run, RunStep, Status
 from agentruns.crosswalk import Crosswalk, Writing, kept, required
 from agentruns.derivations import Derivation, derive_run_id, derive_started_at, derive_status
-from agentruns.formats._base import Format, is_carry
+from agentruns.formats._base import CarryPlace, Format, is_carry
 from agentruns.formats._shared import (
     STEP_KINDS,
     CortexStatus,
@@ -231,11 +231,9 @@ J.convert(
 del J
 
 
-class CortexFormat(Format[CortexRunJournal]):
-    name: ClassVar[str] = "cortex"
-    steps_one_to_one: ClassVar[bool] = True
-    model = CortexRunJournal
-    crosswalk = JOURNAL
+class _AsEvent(CarryPlace[CortexRunJournal]):
+    """Cortex's objects allow no additional properties but its events: the payload is one
+    reserved event, last in the journal."""
 
     def carried(self, record: CortexRunJournal) -> dict[str, JsonValue] | None:
         event = _carry_event(record.events) if isinstance(record.events, list) else None
@@ -246,7 +244,9 @@ class CortexFormat(Format[CortexRunJournal]):
         events = record.events if isinstance(record.events, list) else []
         return f"/events/{len(events) - 1}/{_CARRY_KEY}"
 
-    def carry(self, record: CortexRunJournal, payload: dict[str, JsonValue]) -> CortexRunJournal:
+    def carry(
+        self, record: CortexRunJournal, payload: dict[str, JsonValue]
+    ) -> CortexRunJournal | None:
         events = list(record.events) if isinstance(record.events, list) else []
         extra: dict[str, JsonValue] = {_CARRY_KEY: payload, _ABSENT_KEY: record.events is MISSING}
         # every declared field given, so the extras can only be extras
@@ -271,6 +271,15 @@ def _carry_event(events: list[Event]) -> Event | None:
     if set(extra) != {_CARRY_KEY, _ABSENT_KEY} or not isinstance(extra[_ABSENT_KEY], bool):
         return None
     return events[-1] if is_carry(extra[_CARRY_KEY]) else None
+
+
+class CortexFormat(Format[CortexRunJournal]):
+    name: ClassVar[str] = "cortex"
+    steps_one_to_one: ClassVar[bool] = True
+    model = CortexRunJournal
+    crosswalk = JOURNAL
+
+    carry_place = _AsEvent()
 
 
 CORTEX = CortexFormat()
