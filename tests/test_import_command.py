@@ -11,7 +11,9 @@ import pytest
 from click.testing import CliRunner, Result
 
 from agentruns.cli import main
+from agentruns.models import CortexRunJournal
 from agentruns.transcripts import HARNESSES, read
+from tests._fields import optional_text_field
 
 SAMPLES = Path(__file__).parent / "fixtures" / "upstream" / "eval-magic" / "transcripts"
 CLAUDE = SAMPLES / "claude-code" / "record-runs-one-tool.jsonl"
@@ -59,12 +61,13 @@ def test_import_names_every_required_value_the_transcript_does_not_give() -> Non
 
 
 def test_set_reads_a_value_as_json_when_it_parses_and_as_text_otherwise() -> None:
-    values = ["--set", "kind=implement", "--set", "/next_action=42 apples"]
+    text = optional_text_field(CortexRunJournal, but=("run_id", "kind", "agent_id"))
+    values = ["--set", "kind=implement", "--set", f"/{text}=42 apples"]
     result = invoke("import", str(CODEX), "--to", "cortex", *values)
     assert result.exit_code == 0, result.output
     record = json.loads(result.stdout)
     assert record["kind"] == "implement"
-    assert record["next_action"] == "42 apples"
+    assert record[text] == "42 apples"
     bad = invoke("import", str(CODEX), "--to", "cortex", "--set", "kind=7")
     assert bad.exit_code == 1
     assert "/kind" in bad.stderr

@@ -24,12 +24,46 @@ from codegen.__main__ import main
 
 ROOT = Path(__file__).resolve().parent.parent
 
-# format module -> schema file, the field retyped (and its new schema) and the field removed
-MUTATIONS: dict[str, tuple[str, str, dict[str, Any], str]] = {
-    "cortex": ("cortex-run-journal.schema.json", "updated_at", {"type": "integer"}, "branch"),
-    "portable": ("portable-run-record.schema.json", "condition", {"type": "integer"}, "run_index"),
-    "agentrun": ("agent-run.struct.json", "trace_url", {"type": "int32"}, "framework"),
+FILES = {
+    "cortex": "cortex-run-journal.schema.json",
+    "portable": "portable-run-record.schema.json",
+    "agentrun": "agent-run.struct.json",
 }
+
+
+def _mutations() -> dict[str, tuple[str, str, dict[str, Any], str]]:
+    """Per format module: its schema file, the field retyped (and its new schema) and the field
+    removed: two optional fields of the root that rows read, the retyped one a row that keeps
+    the value as it is, both named by the tables (whatever fields a newer schema has)."""
+    from agentruns.conversion import format_named
+
+    found: dict[str, tuple[str, str, dict[str, Any], str]] = {}
+    for module, file in FILES.items():
+        schema = json.loads((ROOT / "schemas" / file).read_text())
+        table = format_named(module).crosswalk
+        assert table is not None
+        source = (ROOT / "src" / "agentruns" / "formats" / f"{module}.py").read_text()
+        rows = [
+            row
+            for row in table.rows
+            if row.target is not None
+            and row.table is None
+            and not row.whole
+            and row.as_extra is None
+            and row.field in schema["properties"]
+            and row.field not in schema.get("required", [])
+            and source.count(f"lambda r: r.{row.field})") == 1
+        ]
+        retyped = next(row for row in rows if row.reader is None and row.writer is None)
+        removed = next(row for row in rows if row is not retyped)
+        was = json.dumps(schema["properties"][retyped.field])
+        integer = "int32" if file.endswith(".struct.json") else "integer"
+        new = {"type": "string" if integer in was else integer}
+        found[module] = (file, retyped.field, new, removed.field)
+    return found
+
+
+MUTATIONS = _mutations()
 
 
 def _mutate(schemas: Path, file: str, retyped: str, new: dict[str, Any], removed: str) -> None:

@@ -12,9 +12,11 @@ from pathlib import Path
 
 import pytest
 
+from agentruns.models import CortexRunJournal
 from codegen.__main__ import main
 from codegen.manifest import read_manifest
 from codegen.pipeline import PACKAGE, render
+from tests._fields import optional_text_field
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -422,11 +424,12 @@ def test_changes_lists_the_fields_of_a_new_class_and_a_small_whole_counter_examp
 def test_changes_shows_what_a_retyped_fields_alias_stands_for(
     tree: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """The alias's name alone (``UpdatedAtRule``) hid that the new type is an integer with a
+    """The alias's name alone (``TaskIdRule``, say) hid that the new type is an integer with a
     minimum: the report resolves every alias the old and new annotations name."""
     path = tree / "schemas" / "cortex-run-journal.schema.json"
     schema = json.loads(path.read_text())
-    schema["properties"]["updated_at"] = {
+    field = optional_text_field(CortexRunJournal)  # a text field becomes an integer
+    schema["properties"][field] = {
         "type": "integer",
         "minimum": 0,
         "oneOf": [{"multipleOf": 2}, {"multipleOf": 3}],
@@ -434,7 +437,7 @@ def test_changes_shows_what_a_retyped_fields_alias_stands_for(
     path.write_text(json.dumps(schema))
     assert run(tree, "changes", "--examples", "5") == 0
     report = capsys.readouterr().out
-    retyped = next(x for x in report.splitlines() if x.startswith("CortexRunJournal.updated_at"))
+    retyped = next(x for x in report.splitlines() if x.startswith(f"CortexRunJournal.{field}"))
     assert "retyped" in retyped
     alias = retyped.rsplit("-> ", 1)[1].split(" |")[0]
     resolved = next(x for x in report.splitlines() if x.startswith(f"  now: {alias} = "))

@@ -27,7 +27,9 @@ def _places(fmt: Format[Any]) -> dict[tuple[str, str], str]:
     for part, at in _parts(table, ""):
         for row in part.rows:
             where = f"{at}/{part.wire(row.field)}"
-            if row.target is not None:
+            if row.as_extra is not None:  # one key of the extras, in a field of its own
+                found.setdefault((part.canonical.__name__, "extra"), f"`{where}` (that key)")
+            elif row.target is not None:
                 found[(part.canonical.__name__, row.target)] = f"`{where}`"
         if part.extras is not None:
             found[(part.canonical.__name__, part.extras.target)] = (

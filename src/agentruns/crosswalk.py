@@ -192,6 +192,11 @@ class Row(Generic[M, K]):
     """The row's conversion back (None: the value as it is)."""
     value: object = None
     """What a constant row always writes."""
+    lost: bool = False
+    """A field the reader does not read: a record holding it reports it lost at its pointer."""
+    as_extra: Callable[[Any], JsonValue] | None = None
+    """A field with no canonical field of its own, kept as the canonical object's extra
+    property of its name (``target`` is ``extra``): this reads its value as JSON."""
 
 
 _Empty = Literal["missing", "empty"]
@@ -275,6 +280,35 @@ class Crosswalk(Generic[M, K]):
         self.rows.append(Row(name, self._token(name), None, doc=f"always {value!r}", value=value))
         self._compiled = None
 
+    def lost(self, source: Source[M, object], reason: str) -> None:
+        """A field whose value has no place in the canonical run (a field upstream added
+        that no other format means): not read, and reported lost, at its pointer, by every
+        conversion of a record that holds it. ``reason`` says why, in docs/crosswalk.md."""
+        name = source.name
+        self.rows.append(Row(name, self._token(name), None, doc=f"not read: {reason}", lost=True))
+        self._compiled = None
+
+    def as_extra(self, source: Source[M, object]) -> None:
+        """A field with no canonical field of its own, kept as an extra property of the
+        canonical object (``Run.extra``, ``RunStep.extra``) under its name in documents: a
+        format that keeps extra properties (AgentRun's root) holds it there, and it comes
+        back into this field; the others report it lost or carry it."""
+        name = source.name
+        if "extra" not in getattr(self.canonical, "__dataclass_fields__", {}):
+            raise TypeError(f"{self.canonical.__name__} has no extra properties to keep it in")
+        from pydantic import TypeAdapter
+
+        annotation = self.model.model_fields[name].annotation
+        adapter: TypeAdapter[Any] = TypeAdapter(Any if annotation is None else annotation)
+
+        def as_json(value: object) -> JsonValue:
+            dumped: JsonValue = adapter.dump_python(value, mode="json", by_alias=True)
+            return dumped
+
+        doc = "kept as an extra property of the run (no canonical field means it)"
+        self.rows.append(Row(name, self._token(name), "extra", doc=doc, as_extra=as_json))
+        self._compiled = None
+
     def nested(
         self,
         source: Source[M, N] | Source[M, N | MISSING] | Source[M, N | MISSING | None],
@@ -343,7 +377,8 @@ class Crosswalk(Generic[M, K]):
                     if key in found and takes(found[key]):
                         fields[name] = found.pop(key)
             if found or extras.empty == "empty":
-                fields[extras.target] = dict(found)
+                kept = fields.get(extras.target)  # fields kept as extras (``as_extra``)
+                fields[extras.target] = {**kept, **found} if isinstance(kept, dict) else dict(found)
 
     def read(self, record: M) -> K:
         """The canonical value the record is."""
@@ -411,7 +446,9 @@ class Crosswalk(Generic[M, K]):
         """(canonical field, JSON pointer of its source value) for every field read."""
         for row in self.rows:
             where = f"{at}/{row.wire}"
-            if row.target is not None:
+            if row.as_extra is not None:
+                yield "extra", at  # the object whose extra property it is
+            elif row.target is not None:
                 yield row.target, where
             if row.nested and row.table is not None:
                 yield from row.table.pointers(where)
@@ -514,6 +551,23 @@ def _compile(table: Crosswalk[M, K]) -> _Compiled[M, K]:
                 "        )",
             ]
             held.append(f"T{number}.holds(canonical)")
+            continue
+        if row.lost:  # neither read nor written: reported lost where a record has it
+            continue
+        if row.as_extra is not None:
+            key = table.wire(row.field)  # its name in documents, as the extra's key
+            names[f"X{number}"] = row.as_extra
+            read += [
+                f"    v = record.{row.field}",
+                "    if v is not MISSING:",
+                f"        fields.setdefault('extra', {{}})[{key!r}] = X{number}(v)",
+            ]
+            write += [
+                "    v = canonical.extra",
+                f"    if v is not MISSING and {key!r} in v:",
+                f"        fields[{row.field!r}] = v[{key!r}]",
+            ]
+            held.append(f"(canonical.extra is not MISSING and {key!r} in canonical.extra)")
             continue
         if row.target is None:  # a constant
             names[f"C{number}"] = row.value

@@ -87,7 +87,9 @@ def _coverage_of(table: Crosswalk[Any, Any]) -> dict[str, Mapping[str, Use] | Li
 
     found: dict[str, Mapping[str, Use] | Literal["whole"]] = {}
     for part in table.tables():
-        found[part.model.__name__] = {row.field: "read" for row in part.rows}
+        found[part.model.__name__] = {
+            row.field: "lost" if row.lost else "read" for row in part.rows
+        }
     for model, name in table.whole_fields():
         for inner in reachable_from(model.model_fields[name].annotation):
             found.setdefault(inner.__name__, WHOLE)
