@@ -87,7 +87,8 @@ def _model(args: argparse.Namespace) -> int:
 def _changes(args: argparse.Namespace) -> int:
     from codegen.changes import changes
 
-    sys.stdout.write(changes(args.schemas, args.out, examples=args.examples))
+    report = changes(args.schemas, args.out, examples=args.examples, samples=args.samples)
+    sys.stdout.write(report)
     return 0
 
 
@@ -153,6 +154,13 @@ def build_parser() -> argparse.ArgumentParser:
         type=int,
         default=60,
         help="generated records per compatibility direction (default 60)",
+    )
+    changed.add_argument(
+        "--samples",
+        type=Path,
+        default=Path("tests/fixtures"),
+        help="vendored sample records: those the new schema refuses are named "
+        "(default tests/fixtures)",
     )
     common(changed, tree=True)
     changed.set_defaults(run=_changes)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import ast
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -194,21 +194,33 @@ def _shrunk(document: Json, still: Callable[[Json], bool], budget: int = 2000) -
 
 def _counter_example(document: Json, validator: Any) -> str:
     """The record (whole, as JSON) and each reason it is refused: pointer, keyword, why."""
+    return f"{json.dumps(document, ensure_ascii=False)} ({_reasons(document, validator)})"
+
+
+def _reasons(document: Json, validator: Any) -> str:
+    """Each reason a document is refused: pointer, keyword, why."""
     reasons = []
     for error in sorted(validator.iter_errors(document), key=lambda e: list(e.absolute_path)):
         pointer = "".join(
             "/" + str(part).replace("~", "~0").replace("/", "~1") for part in error.absolute_path
         )
         reasons.append(f"{pointer or '/'}: {error.validator}: {error.message}")
-    return f"{json.dumps(document, ensure_ascii=False)} ({'; '.join(reasons)})"
+    return "; ".join(reasons)
 
 
-def changes(schemas_dir: Path, out_dir: Path, *, examples: int = 60) -> str:
-    """The report, for every format of the manifest."""
+def changes(
+    schemas_dir: Path, out_dir: Path, *, examples: int = 60, samples: Path | None = None
+) -> str:
+    """The report, for every format of the manifest; ``samples``: a folder of vendored
+    sample documents (the test fixtures), each one the old schema accepts and the new one
+    refuses named with why, so that it is refreshed with the schema."""
     rendered = render(schemas_dir)
     report: list[str] = []
+    documents = _samples(samples) if samples is not None else []
     for entry in read_manifest(schemas_dir):
-        report.extend(_entry_report(entry, schemas_dir, out_dir, rendered.files, examples))
+        report.extend(
+            _entry_report(entry, schemas_dir, out_dir, rendered.files, examples, documents)
+        )
     report.append(
         "then: python -m codegen generate; mypy src codegen generated tests noxfile.py (names "
         "the crosswalk row of each removed or retyped field); pytest tests/test_coverage.py "
@@ -217,8 +229,58 @@ def changes(schemas_dir: Path, out_dir: Path, *, examples: int = 60) -> str:
     return "\n".join(report) + "\n"
 
 
+_SAMPLE_LIMIT = 1 << 20
+"""Larger files are not samples of a record (nor read whole to find out)."""
+
+_NOT_SAMPLES = frozenset({"json-schema-test-suite", "golden"})
+"""Fixture folders of documents about schemas, not records of a format."""
+
+
+def _samples(folder: Path) -> list[tuple[Path, Json]]:
+    """Every JSON document under ``folder`` that could be a record (an object, in a regular
+    file of at most ``_SAMPLE_LIMIT`` bytes), by path."""
+    found: list[tuple[Path, Json]] = []
+    if not folder.is_dir():
+        return found
+    for path in sorted(folder.rglob("*.json")):
+        if _NOT_SAMPLES & set(path.relative_to(folder).parts):
+            continue
+        try:
+            if not path.is_file() or path.stat().st_size > _SAMPLE_LIMIT:
+                continue
+            document = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        if isinstance(document, dict):
+            found.append((path, document))
+    return found
+
+
+def refused_samples(
+    before: JsonObject, after: JsonObject, documents: Sequence[tuple[Path, Json]]
+) -> list[str]:
+    """One line per sample the old schema accepts and the new one refuses, with each reason
+    (pointer, keyword, why): the samples to refresh from upstream with the schema."""
+    import jsonschema
+
+    formats = jsonschema.Draft7Validator.FORMAT_CHECKER
+    old = jsonschema.Draft7Validator(before, format_checker=formats)
+    new = jsonschema.Draft7Validator(after, format_checker=formats)
+    lines = []
+    for path, document in documents:
+        if old.is_valid(document) and not new.is_valid(document):
+            why = _reasons(document, new)
+            lines.append(f"sample {path}: valid before, refused now ({why})")
+    return lines
+
+
 def _entry_report(
-    entry: SchemaEntry, schemas_dir: Path, out_dir: Path, files: dict[str, str], examples: int
+    entry: SchemaEntry,
+    schemas_dir: Path,
+    out_dir: Path,
+    files: dict[str, str],
+    examples: int,
+    documents: Sequence[tuple[Path, Json]] = (),
 ) -> list[str]:
     module = f"{PACKAGE}/{entry.name}.py"
     shipped = out_dir / PACKAGE / "schemas" / entry.file
@@ -238,6 +300,14 @@ def _entry_report(
         backward, forward = compatibility(before, after, examples=examples)
         lines.append(f"backward compatible (every record valid before is valid now): {backward}")
         lines.append(f"forward compatible (every record valid now was valid before): {forward}")
+        refused = refused_samples(before, after, documents)
+        lines += refused
+        if refused:
+            lines.append(
+                "  refresh each from the upstream commit of the new schema (its provenance is"
+                " beside it: tests/fixtures/upstream/PROVENANCE.md), or edit it to the new"
+                " schema where it is ours (tests/fixtures/<format>.min.json)"
+            )
     else:
         lines.append("new format: nothing to compare with")
     return lines

@@ -453,3 +453,29 @@ def test_a_counter_example_is_shrunk_to_what_keeps_it_one() -> None:
     assert _shrunk(document, lambda d: isinstance(d, dict) and "keep" in d) == {"keep": 0}
     assert _shrunk(document, lambda d: isinstance(d, dict) and d.get("keep") == 5) == {"keep": 5}
     assert _shrunk(document, lambda d: True) == {}
+
+
+def test_changes_names_the_vendored_samples_the_new_schema_refuses(
+    tree: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A maintainer replacing a schema learns which samples the tests read are now invalid,
+    and why, before the suite fails on them."""
+    samples = tree / "samples"
+    (samples / "upstream").mkdir(parents=True)
+    minimal = json.loads((ROOT / "tests" / "fixtures" / "cortex.min.json").read_text())
+    text = optional_text_field(CortexRunJournal)
+    (samples / "cortex.min.json").write_text(json.dumps({**minimal, text: "kept"}))
+    untouched = {key: value for key, value in minimal.items() if key != text}
+    (samples / "upstream" / "untouched.json").write_text(json.dumps(untouched))
+    path = tree / "schemas" / "cortex-run-journal.schema.json"
+    schema = json.loads(path.read_text())
+    schema["properties"][f"renamed_{text}"] = schema["properties"].pop(text)  # renamed upstream
+    path.write_text(json.dumps(schema))
+    assert run(tree, "changes", "--examples", "5", "--samples", str(samples)) == 0
+    report = capsys.readouterr().out
+    named = [line for line in report.splitlines() if line.startswith("sample ")]
+    assert named == [
+        f"sample {samples / 'cortex.min.json'}: valid before, refused now (/: "
+        f"additionalProperties: Additional properties are not allowed ('{text}' was unexpected))"
+    ]
+    assert "refresh each from the upstream commit" in report
