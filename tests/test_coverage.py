@@ -57,7 +57,8 @@ def test_a_complete_declaration_costs_a_conversion_nothing(root: type[BaseModel]
     if not any(declared_lost.values()):
         assert skipped == {}  # no walk over the record at all
     for model, unread in skipped.items():  # else the walk looks for the lost fields only
-        assert unread == frozenset(declared_lost.get(model.__name__, set()))
+        if unread is not None:  # None: a model read whole, not walked into
+            assert unread == frozenset(declared_lost.get(model.__name__, set()))
 
 
 def _regenerated_portable(tmp_path: Path) -> type[BaseModel]:
