@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
@@ -197,7 +198,8 @@ def test_cortex_accepts_every_rfc3339_spelling(value: str) -> None:
 
 def test_a_datetime_object_is_accepted_when_constructing_in_python() -> None:
     journal = CortexRunJournal.model_validate_json(json.dumps(fixture("cortex")))
-    moved = journal.model_copy(update={"started_at": journal.finished_at})
+    later = journal.started_at + timedelta(hours=1)  # a datetime made in Python, no text
+    moved = journal.model_copy(update={"started_at": later})
     assert CortexRunJournal.model_validate(moved.model_dump()) == moved
 
 
