@@ -125,9 +125,9 @@ def bench_convert(workdir: Path, count: int, runs: int) -> None:
     print(
         f"\n## convert: the CLI end to end vs the pydantic floor ({count} records, best of {runs})"
     )
-    print("{:<22} {:>11} {:>6} {:>8} {:>6} {:>6} {:>10} {:>9}".format(
+    print("{:<22} {:>11} {:>6} {:>8} {:>6} {:>6} {:>10} {:>9} {:>11}".format(
         "direction", "agentruns s", "-j 1 s", "floor s", "ratio", "-j 1", "in-process",
-        "no-losses",
+        "no-losses", "pair floor",
     ))  # fmt: skip
     for source, model in MODELS.items():
         path = workdir / f"{source}.jsonl"
@@ -144,17 +144,25 @@ def bench_convert(workdir: Path, count: int, runs: int) -> None:
             one_s = _best(runs, partial(_cli, *command, "-j", "1"))
             inner_s = _best(runs, partial(_in_process, model, to, raw_lines))
             bare_s = _best(runs, partial(_without_losses, model, to, raw_lines))
+            written = out.read_bytes().splitlines()
+            pair_s = _best(runs, partial(_pair_floor, model, to, raw_lines, written))
             row = (
                 f"{source} -> {target}", ours_s, one_s, floor_s, ours_s / floor_s,
-                one_s / floor_s, inner_s / floor_s, bare_s / floor_s,
+                one_s / floor_s, inner_s / floor_s, bare_s / floor_s, pair_s / floor_s,
             )  # fmt: skip
-            template = "{:<22} {:>11.2f} {:>6.2f} {:>8.2f} {:>5.2f}x {:>5.2f}x {:>9.2f}x {:>8.2f}x"
+            template = (
+                "{:<22} {:>11.2f} {:>6.2f} {:>8.2f} {:>5.2f}x {:>5.2f}x {:>9.2f}x {:>8.2f}x"
+                " {:>10.2f}x"
+            )
             print(template.format(*row))
     print(f"agentruns: as installed ({available_cpus()} worker processes); -j 1: one process")
     print("floor: a bare loop of validate_json + model_dump_json on the same lines, in-process")
     print("in-process: agentruns' own loop (strict parse, validate, convert, dump), no CLI")
     print("no-losses: a lower bound, the same without loss accounting (strict parse, validate,")
     print("  read, write the target, dump): what any converter with validating constructors pays")
+    print("pair floor: validate_json of the source lines, then validate_json + model_dump_json of")
+    print("  the target lines written: what any converter pays that reads a valid source and")
+    print("  returns a valid target and its JSON (a target larger than its source costs more)")
 
 
 def _in_process(model: type[BaseModel], to: type[BaseModel], raw_lines: list[bytes]) -> None:
@@ -170,6 +178,15 @@ def _without_losses(model: type[BaseModel], to: type[BaseModel], raw_lines: list
         record, problems = validate(parse(Raw("bench", n, line)), model)
         assert record is not None, problems
         writer.write(reader.read(record)).record.model_dump_json()
+
+
+def _pair_floor(
+    model: type[BaseModel], to: type[BaseModel], raw_lines: list[bytes], written: list[bytes]
+) -> None:
+    for raw in raw_lines:
+        model.model_validate_json(raw)
+    for line in written:
+        to.model_validate_json(line).model_dump_json()
 
 
 def _floor(model: type[BaseModel], raw_lines: list[bytes]) -> None:
