@@ -649,13 +649,14 @@ def _run(
     ends = [r.ended_at for r in rounds if r.ended_at is not None]
     denials = [d.as_json() for r in rounds for d in r.denials]
     session = next((r.session_id for r in rounds if r.session_id is not None), None)
+    version = next((r.agent_version for r in rounds if r.agent_version is not None), None)
     cost = [r.cost_usd for r in rounds]
     inputs = _total([r.input_tokens for r in rounds], how)
     outputs = _total([r.output_tokens for r in rounds], how)
     models: Counter[str] = Counter()
     for r in rounds:
         models.update(r.models)
-    children = tuple(_child(spec, child) for r in rounds for child in r.children)
+    children = tuple(_child(spec, child, version) for r in rounds for child in r.children)
     return Run(
         run_id=session if session is not None else MISSING,
         framework=spec.label,
@@ -672,6 +673,7 @@ def _run(
         cache_read_tokens=_or_missing(_kind([r.cache_read_tokens for r in rounds], how)),
         reasoning_tokens=_or_missing(_kind([r.reasoning_tokens for r in rounds], how)),
         model=_top_model(models),
+        agent_version=_or_missing(version),
         cost_usd=_or_missing(None if None in cost else sum(c for c in cost if c is not None)),
         duration_ms=_or_missing(_total([r.duration_ms for r in rounds], "sum")),
         conversation=talk if talk is not None else MISSING,
@@ -708,13 +710,17 @@ def _top_model(models: Counter[str]) -> str | MISSING:
     return max(models.items(), key=lambda item: item[1])[0]
 
 
-def _child(spec: Descriptor, summary: Summary) -> Run:
-    """A subagent's stream as a run of its own, linked to the call that started it."""
+def _child(spec: Descriptor, summary: Summary, version: str | None) -> Run:
+    """A subagent's stream as a run of its own, linked to the call that started it; the
+    agent's version its own lines say, else its parent's (the process that ran both)."""
     run = _run(spec, (summary,), None, [])
     return replace(
         run,
         framework=summary.harness,
         parent_call_id=summary.parent_call_id if summary.parent_call_id else MISSING,
+        agent_version=run.agent_version
+        if run.agent_version is not MISSING
+        else _or_missing(version),
     )
 
 

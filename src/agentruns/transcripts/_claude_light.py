@@ -138,6 +138,10 @@ class _LightReading(Reading):
             session = value.get("sessionId")
             if isinstance(session, str):
                 summary.session_id = session
+        if summary.agent_version is None:
+            version = value.get("version")
+            if isinstance(version, str) and version:
+                summary.agent_version = version
         if self.agent_id is None and "agentId" in value:
             agent = value["agentId"]
             if isinstance(agent, str):

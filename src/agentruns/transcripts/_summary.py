@@ -95,6 +95,9 @@ class Summary:
     harness: str
     source: str
     session_id: str | None = None
+    agent_version: str | None = None
+    """The version of the agent that wrote the stream, as the stream says it (Claude Code's
+    ``version``, Codex's ``cli_version``...): ATIF's ``agent.version``."""
     prompt: str | None = None
     """The first thing the user asked (session files keep it; a scripted stream does not)."""
     events: list[Event] = field(default_factory=list)
