@@ -179,17 +179,7 @@ def test_a_row_that_drops_its_value_is_caught_by_the_round_trip_check() -> None:
 
     # the first string field the table keeps as it is (named by the table, not by hand: the
     # test holds whatever fields a newer schema gives the journal)
-    row = next(
-        row
-        for row in JOURNAL.rows
-        if row.target is not None
-        and row.reader is None
-        and row.writer is None
-        and row.table is None
-        and not row.whole
-        and row.as_extra is None
-        and takes(Journal, row.field, "main")
-    )
+    row = next(row for row in JOURNAL.rows if row.as_it_is and takes(Journal, row.field, "main"))
     field, target = row.field, str(row.target)
     broken = Crosswalk(Journal, JOURNAL.canonical)
     broken.rows = [kept_row for kept_row in JOURNAL.rows if kept_row is not row]

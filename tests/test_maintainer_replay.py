@@ -41,12 +41,7 @@ def _text_rows(schema: dict[str, Any]) -> list[str]:
     return [
         row.field
         for row in JOURNAL.rows
-        if row.target is not None
-        and row.reader is None
-        and row.writer is None
-        and row.table is None
-        and not row.whole
-        and row.as_extra is None
+        if row.as_it_is
         and row.field not in schema.get("required", [])
         and "string" in json.dumps(schema["properties"].get(row.field, {}))
     ]

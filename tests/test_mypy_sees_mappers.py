@@ -54,7 +54,7 @@ def _mutations() -> dict[str, tuple[str, str, dict[str, Any], str]]:
             and row.field not in schema.get("required", [])
             and source.count(f"lambda r: r.{row.field})") == 1
         ]
-        retyped = next(row for row in rows if row.reader is None and row.writer is None)
+        retyped = next(row for row in rows if row.as_it_is)
         removed = next(row for row in rows if row is not retyped)
         was = json.dumps(schema["properties"][retyped.field])
         integer = "int32" if file.endswith(".struct.json") else "integer"

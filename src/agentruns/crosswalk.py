@@ -198,6 +198,19 @@ class Row(Generic[M, K]):
     """A field with no canonical field of its own, kept as the canonical object's extra
     property of its name (``target`` is ``extra``): this reads its value as JSON."""
 
+    @property
+    def as_it_is(self) -> bool:
+        """The field is its canonical field value for value (a ``same`` row of a value, not
+        of an object read whole or by a table)."""
+        return (
+            self.target is not None
+            and self.reader is None
+            and self.writer is None
+            and self.table is None
+            and not self.whole
+            and self.as_extra is None
+        )
+
 
 _Empty = Literal["missing", "empty"]
 
