@@ -255,7 +255,7 @@ def _write(tmp: Path, drawn: dict[str, Json]) -> Path:
 @contextmanager
 def _first_reader() -> Iterator[None]:
     """Claude Code sessions read as before the one-pass reader: the oracle."""
-    first = dict(transcripts._NAMED, **{"claude-session": _claude_session.read})
+    first = {**transcripts._NAMED, "claude-session": _claude_session.read}
     with (
         patch.object(transcripts, "_light_session", lambda name, harness: None),
         patch.object(transcripts, "_NAMED", first),

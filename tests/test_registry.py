@@ -166,3 +166,27 @@ def test_the_package_s_modules_are_its_attributes_after_import_agentruns() -> No
         "Step RunStats",
         "module 'agentruns' has no attribute 'no_such_thing'",
     ]
+
+
+def test_every_harness_has_a_descriptor_and_every_parser_it_names_a_reader() -> None:
+    """The harness names, the descriptors, the named readers and the looks that recognize a
+    stream agree: a harness added to one table and not another fails here, not at a user's."""
+    from typing import get_args
+
+    from agentruns import transcripts
+    from agentruns.transcripts._declarative import ParserName
+
+    parsers = set(get_args(ParserName))
+    declarative = {"codex-items"}  # eval-magic's Codex reader is its descriptor's tables
+    assert set(transcripts._NAMED) == parsers - declarative
+    named = set()
+    for harness in transcripts.HARNESSES:
+        table = transcripts.descriptor(harness).transcript
+        for parser in (table.parser, table.permission_denials_parser):
+            if parser is not None:
+                assert parser in parsers, (harness, parser)
+                named.add(parser)
+    assert named == parsers  # no reader that no harness uses
+    looked = {name for name, _ in transcripts._LOOKS}
+    assert looked <= set(transcripts.HARNESSES)
+    assert set(transcripts.HARNESSES) - looked == {"aider"}  # a chat log: its first bytes say

@@ -54,7 +54,7 @@ from agentruns.transcripts import (
     _opencode_storage,
     _pi,
 )
-from agentruns.transcripts._declarative import Descriptor
+from agentruns.transcripts._declarative import Descriptor, ParserName
 from agentruns.transcripts._stream import JsonObject, events
 from agentruns.transcripts._summary import (
     Denial,
@@ -116,7 +116,7 @@ def _claude_session_read(path: str, summary: Summary) -> None:
         setattr(summary, name, getattr(light, name))
 
 
-_NAMED: dict[str, _Reader] = {
+_NAMED: dict[ParserName, _Reader] = {
     "claude-stream-json": _claude.read,
     "cline-json": _cline.read,
     "opencode-events": _opencode.read,
