@@ -51,6 +51,18 @@ def test_import_writes_a_record_from_a_transcript_and_the_values_given() -> None
     assert record["duration_ms"] == 30000
 
 
+def test_a_value_import_asks_for_is_never_said_to_be_made_up() -> None:
+    """The writer's reason for a made-up value ("the run id is used") is not what an import
+    does: it writes none, and asks for it."""
+    result = invoke("import", str(CLAUDE), "--to", "portable")
+    assert result.exit_code == 1
+    asked = [line for line in result.stderr.splitlines() if "--set " in line]
+    assert any("/eval_id:" in line for line in asked)
+    for line in asked:
+        assert " is used" not in line, line
+        assert "the source has none" not in line, line
+
+
 def test_import_names_every_required_value_the_transcript_does_not_give() -> None:
     result = invoke("import", str(CLAUDE), "--to", "portable", "--set", "eval_id=e")
     assert result.exit_code == 1

@@ -243,8 +243,14 @@ def to_record(
         names = ", ".join(d.pointer[1:] for d in missing)
         if all(_top(d.pointer) in _EVAL_VALUES for d in missing):
             names = f"{names} (an eval's own values: no session holds them)"
+        # what the format asks, not what a conversion would put there ("the run id is
+        # used"): an import writes no made-up value, it names it
         problems = tuple(
-            (d.pointer, f"the transcript does not give it ({d.reason}); --set {d.pointer[1:]}=...")
+            (
+                d.pointer,
+                f"the transcript does not give it ({d.reason.split(';')[0]}); "
+                f"--set {d.pointer[1:]}=...",
+            )
             for d in missing
         )
         raise RecordError(f"{to} needs values the transcript does not give: {names}", problems)
