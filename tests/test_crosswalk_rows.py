@@ -125,3 +125,30 @@ def test_every_value_either_comes_back_or_is_reported(priority: Any, labels: Any
                 for name in ("priority", "labels"):
                     if getattr(ticket, name) is not MISSING and f"/{name}" not in lost:
                         assert getattr(back, name) == getattr(ticket, name), (kind, other, name)
+
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(max_size=4),
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=3), inner, max_size=3)
+    ),
+    max_leaves=6,
+)
+
+
+@given(priority=json_values, labels=json_values)
+def test_another_formats_extra_of_that_name_is_taken_only_when_the_field_holds_it(
+    priority: Any, labels: Any
+) -> None:
+    """An AgentRun root extra called ``priority`` may hold anything: written into the field
+    only when the field holds it as it is, else reported lost (never a failed conversion)."""
+    with _registered("as_extra"):
+        run = AgentRun.model_validate(
+            {"run_id": "r", "agent_id": "a", "goal": "g", "status": "completed",
+             "priority": priority, "labels": labels}
+        )  # fmt: skip
+        there = convert(run, Ticket)
+        lost = {loss.pointer for loss in there.losses}
+        for name, value in (("priority", priority), ("labels", labels)):
+            if f"/{name}" not in lost:
+                assert getattr(there.target, name) == value

@@ -194,9 +194,10 @@ class Row(Generic[M, K]):
     """What a constant row always writes."""
     lost: bool = False
     """A field the reader does not read: a record holding it reports it lost at its pointer."""
-    as_extra: Callable[[Any], JsonValue] | None = None
+    as_extra: _AsExtra | None = None
     """A field with no canonical field of its own, kept as the canonical object's extra
-    property of its name (``target`` is ``extra``): this reads its value as JSON."""
+    property of its name (``target`` is ``extra``): how its value is read as JSON, and
+    which extra values it takes back."""
 
     @property
     def as_it_is(self) -> bool:
@@ -210,6 +211,31 @@ class Row(Generic[M, K]):
             and not self.whole
             and self.as_extra is None
         )
+
+
+class _AsExtra:
+    """A field kept as an extra property: its value as JSON when read, and whether an extra
+    value (another format's, say) is one the field holds as it is. A value it does not hold
+    is not written: the trip back finds it missing, and the conversion carries or reports
+    it, never fails on it."""
+
+    __slots__ = ("_adapter",)
+
+    def __init__(self, annotation: Any) -> None:
+        from pydantic import TypeAdapter
+
+        self._adapter: TypeAdapter[Any] = TypeAdapter(Any if annotation is None else annotation)
+
+    def __call__(self, value: object) -> JsonValue:
+        dumped: JsonValue = self._adapter.dump_python(value, mode="json", by_alias=True)
+        return dumped
+
+    def takes(self, value: JsonValue) -> bool:
+        try:
+            held = self._adapter.validate_python(value)
+        except (ValidationError, RecursionError):
+            return False
+        return bool(self(held) == value)
 
 
 _Empty = Literal["missing", "empty"]
@@ -309,17 +335,9 @@ class Crosswalk(Generic[M, K]):
         name = source.name
         if "extra" not in getattr(self.canonical, "__dataclass_fields__", {}):
             raise TypeError(f"{self.canonical.__name__} has no extra properties to keep it in")
-        from pydantic import TypeAdapter
-
-        annotation = self.model.model_fields[name].annotation
-        adapter: TypeAdapter[Any] = TypeAdapter(Any if annotation is None else annotation)
-
-        def as_json(value: object) -> JsonValue:
-            dumped: JsonValue = adapter.dump_python(value, mode="json", by_alias=True)
-            return dumped
-
+        kept = _AsExtra(self.model.model_fields[name].annotation)
         doc = "kept as an extra property of the run (no canonical field means it)"
-        self.rows.append(Row(name, self._token(name), "extra", doc=doc, as_extra=as_json))
+        self.rows.append(Row(name, self._token(name), "extra", doc=doc, as_extra=kept))
         self._compiled = None
 
     def nested(
@@ -577,7 +595,7 @@ def _compile(table: Crosswalk[M, K]) -> _Compiled[M, K]:
             ]
             write += [
                 "    v = canonical.extra",
-                f"    if v is not MISSING and {key!r} in v:",
+                f"    if v is not MISSING and {key!r} in v and X{number}.takes(v[{key!r}]):",
                 f"        fields[{row.field!r}] = v[{key!r}]",
             ]
             held.append(f"(canonical.extra is not MISSING and {key!r} in canonical.extra)")
