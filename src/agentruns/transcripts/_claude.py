@@ -133,9 +133,7 @@ def read(path: str, summary: Summary) -> None:
         if isinstance(event, SystemEvent):
             if summary.session_id is None and isinstance(event.session_id, str):
                 summary.session_id = event.session_id
-            version = event.claude_code_version
-            if summary.agent_version is None and isinstance(version, str) and version:
-                summary.agent_version = version
+            summary.says_version(event.claude_code_version)
             if isinstance(event.model, str) and not summary.models:
                 summary.models[event.model] += 0
         elif isinstance(event, AssistantEvent):

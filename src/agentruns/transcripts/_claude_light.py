@@ -139,9 +139,7 @@ class _LightReading(Reading):
             if isinstance(session, str):
                 summary.session_id = session
         if summary.agent_version is None:
-            version = value.get("version")
-            if isinstance(version, str) and version:
-                summary.agent_version = version
+            summary.says_version(value.get("version"))
         if self.agent_id is None and "agentId" in value:
             agent = value["agentId"]
             if isinstance(agent, str):

@@ -91,9 +91,7 @@ class Reading:
         session = value.get("sessionId")
         if self.summary.session_id is None and isinstance(session, str):
             self.summary.session_id = session
-        version = value.get("version")
-        if self.summary.agent_version is None and isinstance(version, str) and version:
-            self.summary.agent_version = version
+        self.summary.says_version(value.get("version"))
         agent = value.get("agentId")
         if self.agent_id is None and isinstance(agent, str):
             self.agent_id = agent

@@ -52,9 +52,7 @@ def read(path: str, summary: Summary) -> None:
             ident = payload.get("id")
             if summary.session_id is None and isinstance(ident, str):
                 summary.session_id = ident
-            version = payload.get("cli_version")
-            if summary.agent_version is None and isinstance(version, str) and version:
-                summary.agent_version = version
+            summary.says_version(payload.get("cli_version"))
             summary.seen(rfc3339(payload.get("timestamp")))
         elif kind == "turn_context":
             if isinstance(payload.get("model"), str):

@@ -59,9 +59,7 @@ def read(path: str, summary: Summary) -> None:
             ident = data.get("sessionId")
             if summary.session_id is None and isinstance(ident, str):
                 summary.session_id = ident
-            version = data.get("copilotVersion")
-            if summary.agent_version is None and isinstance(version, str) and version:
-                summary.agent_version = version
+            summary.says_version(data.get("copilotVersion"))
             summary.seen(rfc3339(data.get("startTime")))
             reading.model = _str(data.get("selectedModel")) or reading.model
         elif kind == "session.model_change":

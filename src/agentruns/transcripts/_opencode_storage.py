@@ -267,8 +267,7 @@ def _session(found: _Session, summary: Summary) -> None:
     info, messages, parts = found
     ident = info.get("id")
     summary.session_id = ident if isinstance(ident, str) else None
-    version = info.get("version")
-    summary.agent_version = version if isinstance(version, str) and version else None
+    summary.says_version(info.get("version"))
     times = info.get("time")
     if isinstance(times, dict):
         summary.seen(epoch_ms(times.get("created")))

@@ -235,6 +235,11 @@ class Summary:
     def problem(self, line: int, message: str) -> None:
         self.problems.append(Problem(self.source, line, message))
 
+    def says_version(self, version: object) -> None:
+        """The agent's version, from the first value that is one (a non-empty text)."""
+        if self.agent_version is None and isinstance(version, str) and version:
+            self.agent_version = version
+
     def seen(self, at: datetime | None) -> None:
         """Widen the run's time span to include ``at`` (streams are not always in order)."""
         if at is None:
