@@ -3,6 +3,7 @@ the build step on schemas whose names and strings are spelled like the code it w
 
 from __future__ import annotations
 
+import ast
 import importlib.util
 import json
 import sys
@@ -12,9 +13,12 @@ from types import ModuleType
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from pydantic import ValidationError
 
 from codegen.__main__ import main
+from codegen.passes._source import Edit, apply, span
 from codegen.passes.json_ints import constrained_json_ints
 from codegen.passes.json_scalars import json_scalars
 from codegen.passes.optional_constraints import constraints_inside_optional
@@ -443,3 +447,49 @@ def test_field_descriptions_import_field_when_the_module_does_not() -> None:
     described = field_descriptions(before)
     assert "from pydantic import Field as _DescribedField\n" in described
     assert "= _DescribedField(MISSING, description='A note.')" in described
+
+
+# -- the source editor the passes share ---------------------------------------------------------
+
+
+def _splice_one_by_one(code: str, edits: list[Edit]) -> str:
+    """The editor as first written, kept as the oracle: each edit spliced into the whole
+    module, the last first."""
+    data = code.encode("utf-8")
+    for edit in sorted(edits, reverse=True):
+        data = data[: edit.start] + edit.text.encode("utf-8") + data[edit.end :]
+    return data.decode("utf-8")
+
+
+@st.composite
+def _code_and_edits(draw: st.DrawFn) -> tuple[str, list[Edit]]:
+    code = draw(st.text(alphabet="ab\nä€\U0001f600", max_size=40))
+    size = len(code.encode("utf-8"))
+    bounds = sorted(draw(st.lists(st.integers(0, size), max_size=8)))
+    # character boundaries only (a span of a node never cuts a character)
+    cuts = {len(code[:i].encode("utf-8")) for i in range(len(code) + 1)}
+    bounds = [b for b in bounds if b in cuts]
+    edits = [
+        Edit(start, end, draw(st.text(alphabet="xé\n", max_size=3)))
+        for start, end in zip(bounds[::2], bounds[1::2], strict=False)
+    ]
+    return code, edits
+
+
+@given(_code_and_edits())
+def test_edits_apply_as_if_spliced_one_by_one(case: tuple[str, list[Edit]]) -> None:
+    code, edits = case
+    assert apply(code, edits) == _splice_one_by_one(code, edits)
+
+
+def test_overlapping_edits_are_refused() -> None:
+    with pytest.raises(ValueError, match="overlapping edits"):
+        apply("abcdef", [Edit(0, 3, "x"), Edit(2, 4, "y")])
+
+
+def test_a_node_span_counts_utf8_bytes_on_every_line() -> None:
+    source = 'a = "ä"\nb = "€€"\n'
+    node = ast.parse(source).body[1]
+    assert isinstance(node, ast.Assign)
+    start, end = span(source, node.value)
+    assert source.encode("utf-8")[start:end].decode("utf-8") == '"€€"'
