@@ -499,6 +499,60 @@ def bench_dask(workdir: Path, count: int, runs: int) -> None:
     out.unlink()
 
 
+def _seconds(command: list[str], limit: float) -> float | None:
+    """Wall time of one process, or None when it failed or ran past ``limit``."""
+    started = time.perf_counter()
+    try:
+        completed = subprocess.run(
+            command, capture_output=True, check=False, env=ENV, timeout=limit
+        )
+    except subprocess.TimeoutExpired:
+        return None
+    return time.perf_counter() - started if completed.returncode == 0 else None
+
+
+def bench_build(workdir: Path, corpus: Path | None, limit: float) -> None:
+    """The build step beside plain datamodel-code-generator, schema by schema: each a process
+    that starts, reads the schema and writes a module (ours: ``python -m codegen model``;
+    plain: ``datamodel-codegen`` with pydantic v2 models and its default formatting)."""
+    folder = corpus or Path(__file__).resolve().parents[2] / "schemas"
+    schemas = sorted(p for p in folder.rglob("*.json") if p.name != "manifest.json")
+    print(
+        f"\n## build: seconds per schema, {len(schemas)} schemas in {folder} (limit {limit:.0f} s)"
+    )
+    print(f"{'schema':<40} {'KB':>6} {'ours':>8} {'plain':>8} {'ratio':>7}")
+    plain_tool = str(Path(sys.executable).parent / "datamodel-codegen")
+    ratios: list[float] = []
+    totals = [0.0, 0.0]
+    for schema in schemas:
+        ours = _seconds(
+            [sys.executable, "-m", "codegen", "model", str(schema), "--out", str(workdir / "o.py")],
+            limit,
+        )
+        plain = None
+        if not schema.name.endswith(".struct.json"):  # plain reads no JSON Structure
+            plain = _seconds(
+                [plain_tool, "--input", str(schema), "--input-file-type", "jsonschema",
+                 "--output-model-type", "pydantic_v2.BaseModel", "--output", str(workdir / "p.py")],
+                limit,
+            )  # fmt: skip
+        ratio = ""
+        if ours is not None and plain is not None:
+            ratios.append(ours / plain)
+            totals[0] += ours
+            totals[1] += plain
+            ratio = f"{ours / plain:6.2f}x"
+        shown = [f"{s:8.2f}" if s is not None else f"{'-':>8}" for s in (ours, plain)]
+        size = schema.stat().st_size // 1024
+        print(f"{schema.name[:40]:<40} {size:>6} {shown[0]} {shown[1]} {ratio:>7}")
+    if ratios:
+        print(
+            f"both built: {len(ratios)}; median ratio {statistics.median(ratios):.2f}x, "
+            f"worst {max(ratios):.2f}x; total {totals[0]:.1f} s vs {totals[1]:.1f} s"
+        )
+    print("'-': refused, failed or past the limit (ours refuses what it cannot make exact)")
+
+
 SECTIONS = (
     "validate",
     "convert",
@@ -509,6 +563,7 @@ SECTIONS = (
     "sessions",
     "stats",
     "dask",
+    "build",
 )
 """What the bench can run (``--only``), all of them by default."""
 
@@ -521,6 +576,10 @@ def main() -> int:
     parser.add_argument("--rss-large", type=int, default=200_000)
     parser.add_argument("--sessions", type=int, default=1000)
     parser.add_argument("--only", choices=SECTIONS, action="append")
+    parser.add_argument(
+        "--corpus", type=Path, help="a folder of schemas for the build section (default: schemas/)"
+    )
+    parser.add_argument("--build-limit", type=float, default=600.0, help="seconds per build")
     args = parser.parse_args()
     chosen = set(args.only or SECTIONS)
     print(f"python {sys.version.split()[0]}, {os.cpu_count()} cpus")
@@ -544,6 +603,8 @@ def main() -> int:
             bench_stats(workdir, args.rss_small, args.rss_large)
         if "dask" in chosen:
             bench_dask(workdir, args.records, args.runs)
+        if "build" in chosen:
+            bench_build(workdir, args.corpus, args.build_limit)
     return 0
 
 

@@ -1,16 +1,22 @@
 """Real-world schemas through the build step: refused or generated, and if generated, the
 model judged against ``jsonschema`` (with formats) on instances generated from the schema
-(hypothesis-jsonschema) and on mutants of them.
+(hypothesis-jsonschema), on mutants of them, and on the schema's own test instances when
+``--tests`` gives them.
 
-``python -m tests.conformance.corpus DIR`` prints one line per schema and a summary. The
-corpus is whatever folder of ``*.json`` schemas it is given (for example the schemas
-check-jsonschema vendors); nothing is fetched.
+``python -m tests.conformance.corpus DIR [--tests TESTS]`` prints one line per schema and a
+summary. The corpus is whatever folder of ``*.json`` schemas it is given (SchemaStore's
+``src/schemas/json``, the schemas check-jsonschema vendors); nothing is fetched. A schema's own
+instances are the files (JSON, YAML, TOML) in every folder under TESTS named like the schema
+(SchemaStore's ``src/test/NAME`` and ``src/negative_test/NAME``, check-jsonschema's
+``hooks/positive/NAME`` and ``hooks/negative/NAME``); ``jsonschema`` judges them as it judges
+the generated ones, whatever folder they come from.
 """
 
 from __future__ import annotations
 
 import argparse
 import contextlib
+import importlib
 import json
 import re
 import signal
@@ -32,6 +38,7 @@ from tests._load import load_module
 from tests.conformance._judge import verdicts
 
 GENERATION_SECONDS = 30
+BUILD_SECONDS = 120
 CLAIMED_FORMATS = ("date-time", "date", "time", "ipv4", "ipv6", "json-pointer", "uri",
                    "uri-reference", "regex", "duration", "uuid")  # fmt: skip
 
@@ -43,7 +50,10 @@ class SchemaResult:
     whole: bool = False
     """Built as a JSON value judged by the whole schema (the typed path failed)."""
     seconds: float = 0.0
+    timed_out: bool = False
     instances: int = 0
+    own: int = 0
+    """Of the instances, those from the schema's own tests."""
     false_accepts: list[str] = field(default_factory=list)
     false_rejects: list[str] = field(default_factory=list)
     crash: str | None = None
@@ -53,6 +63,56 @@ def _load(code: str, name: str) -> Any:
     path = Path(tempfile.mkdtemp(prefix="agentruns-corpus-")) / f"{name}.py"
     path.write_text(code, encoding="utf-8")
     return load_module(path, name)
+
+
+class _TimedOut(Exception):
+    pass
+
+
+@contextlib.contextmanager
+def _deadline(seconds: int) -> Any:
+    def give_up(signum: int, frame: object) -> None:
+        raise _TimedOut
+
+    previous = signal.signal(signal.SIGALRM, give_up)
+    signal.alarm(seconds)
+    try:
+        yield
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def _yaml(text: str) -> Any:
+    """YAML as a schema's users write it for a JSON Schema: timestamps stay text (PyYAML's safe
+    loader would make dates of them, which no JSON document holds)."""
+    yaml: Any = importlib.import_module("yaml")  # only the corpus runner reads YAML
+    Loader: Any = type("Loader", (yaml.SafeLoader,), {})
+    Loader.yaml_implicit_resolvers = {
+        first: [(tag, regex) for tag, regex in resolvers if tag != "tag:yaml.org,2002:timestamp"]
+        for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
+    }
+    return yaml.load(text, Loader=Loader)  # a SafeLoader
+
+
+def own_instances(tests: Path, stem: str) -> list[Any]:
+    """The schema's own test documents: every file in a folder under ``tests`` named ``stem``."""
+    import tomllib
+
+    found: list[Any] = []
+    for folder in sorted(p for p in tests.rglob(stem) if p.is_dir()):
+        for path in sorted(p for p in folder.iterdir() if p.is_file()):
+            text = path.read_text(encoding="utf-8-sig", errors="replace")
+            try:
+                if path.suffix == ".json":
+                    found.append(json.loads(text))
+                elif path.suffix in (".yaml", ".yml"):
+                    found.append(_yaml(text))
+                elif path.suffix == ".toml":
+                    found.append(tomllib.loads(text))
+            except Exception:  # a test file this reader cannot read is not an instance
+                continue
+    return found
 
 
 def _instances(schema: dict[str, Any], count: int, seconds: int) -> list[Any]:
@@ -71,19 +131,10 @@ def _instances(schema: dict[str, Any], count: int, seconds: int) -> list[Any]:
     def collect(instance: Any) -> None:
         found.append(instance)
 
-    def give_up(signum: int, frame: object) -> None:
-        raise TimeoutError
-
     # hypothesis-jsonschema cannot generate for every schema, nor quickly for some (filtered
     # draws of patterns): what it found in `seconds` is what is judged
-    previous = signal.signal(signal.SIGALRM, give_up)
-    signal.alarm(seconds)
-    try:
-        with contextlib.suppress(Exception):
-            collect()
-    finally:
-        signal.alarm(0)
-        signal.signal(signal.SIGALRM, previous)
+    with contextlib.suppress(Exception, _TimedOut), _deadline(seconds):
+        collect()
     return found
 
 
@@ -155,18 +206,30 @@ def _oracle(document: dict[str, Any]) -> Any:
     return extended(document, format_checker=jsonschema.FormatChecker(formats=claimed))
 
 
-def check(path: Path, *, count: int, seconds: int = GENERATION_SECONDS) -> SchemaResult:
+def check(
+    path: Path,
+    *,
+    count: int,
+    seconds: int = GENERATION_SECONDS,
+    build_seconds: int = BUILD_SECONDS,
+    tests: Path | None = None,
+) -> SchemaResult:
     result = SchemaResult(path.name)
-    document = json.loads(path.read_text(encoding="utf-8"))
+    document = json.loads(path.read_text(encoding="utf-8-sig"))
     started = time.monotonic()
     try:
-        schema, _ = json_schema_for(
-            document, source=path.name, strict=False, imports=folder_loader(path.parent)
-        )
-        code, said = model_source(
-            schema, class_name="Root", source=ModelSource(path.name, "0" * 64), strict=False
-        )
+        with _deadline(build_seconds):
+            schema, _ = json_schema_for(
+                document, source=path.name, strict=False, imports=folder_loader(path.parent)
+            )
+            code, said = model_source(
+                schema, class_name="Root", source=ModelSource(path.name, "0" * 64), strict=False
+            )
         result.whole = any("whole schema" in d.message for d in said)
+    except _TimedOut:
+        result.timed_out = True
+        result.seconds = time.monotonic() - started
+        return result
     except CodegenError as error:
         result.refused = str(error).splitlines()[0]
         return result
@@ -174,7 +237,8 @@ def check(path: Path, *, count: int, seconds: int = GENERATION_SECONDS) -> Schem
         result.crash = f"build: {error!r}"
         return result
     result.seconds = time.monotonic() - started
-    if count == 0:
+    own = own_instances(tests, path.stem) if tests is not None else []
+    if count == 0 and not own:
         return result
     try:
         module = _load(code, "corpus_" + "".join(c if c.isalnum() else "_" for c in path.stem))
@@ -183,14 +247,15 @@ def check(path: Path, *, count: int, seconds: int = GENERATION_SECONDS) -> Schem
         result.crash = f"import: {error!r}"
         return result
     oracle = _oracle(document)
-    instances = _instances(document, count, seconds)
-    candidates = [*instances, *(m for i in instances[:5] for m in _mutants(i, document))]
-    for instance in candidates:
+    instances = _instances(document, count, seconds) if count else []
+    candidates = [*own, *instances, *(m for i in instances[:5] for m in _mutants(i, document))]
+    for number, instance in enumerate(candidates):
         try:
             text = json.dumps(instance)
         except ValueError:
             continue
         result.instances += 1
+        result.own += number < len(own)
         expected = oracle.is_valid(instance)
         for mode, got in verdicts(adapter, text):
             if isinstance(got, Exception):
@@ -211,22 +276,35 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument(
         "--seconds", type=int, default=GENERATION_SECONDS, help="generation time per schema"
     )
+    parser.add_argument(
+        "--build-seconds", type=int, default=BUILD_SECONDS, help="build time-out per schema"
+    )
+    parser.add_argument("--tests", type=Path, help="a folder of the schemas' own test instances")
     args = parser.parse_args(argv)
     results = []
     for path in sorted(args.folder.rglob("*.json")):
-        r = check(path, count=args.instances, seconds=args.seconds)
+        r = check(
+            path,
+            count=args.instances,
+            seconds=args.seconds,
+            build_seconds=args.build_seconds,
+            tests=args.tests,
+        )
         results.append(r)
         state = (
             f"REFUSED {r.refused}"
             if r.refused
             else f"CRASH {r.crash}"
             if r.crash
+            else f"TIMED OUT after {args.build_seconds} s"
+            if r.timed_out
             else "ok (judged whole)"
             if r.whole
             else "ok"
         )
         print(
-            f"{r.name}: {state[:300]} ({r.seconds:.1f} s, {r.instances} instances, "
+            f"{r.name}: {state[:300]} ({r.seconds:.1f} s, {r.instances} instances"
+            f"{f' ({r.own} its own)' if r.own else ''}, "
             f"{len(r.false_accepts)} false accepts, {len(r.false_rejects)} false rejects)"
         )
         for item in r.false_accepts[:3]:
@@ -239,7 +317,9 @@ def main(argv: list[str] | None = None) -> None:
         f"{len(results)} schemas, {refused} refused ({100 * refused / max(len(results), 1):.1f}%), "
         f"{sum(1 for r in results if r.whole)} judged whole, "
         f"{sum(1 for r in results if r.crash)} crashes, "
-        f"{sum(r.instances for r in results)} instances, "
+        f"{sum(1 for r in results if r.timed_out)} timed out, "
+        f"{sum(r.instances for r in results)} instances "
+        f"({sum(r.own for r in results)} their own), "
         f"{sum(len(r.false_accepts) for r in results)} false accepts, "
         f"{sum(len(r.false_rejects) for r in results)} false rejects"
     )
