@@ -26,13 +26,14 @@ from codegen.driver import (
 )
 from codegen.manifest import SchemaEntry, read_manifest
 from codegen.normalize import ROOT_RULE, normalize
+from codegen.schema_passes.older_drafts import DRAFT_04, DRAFT_06, as_draft_07
 from codegen.structure import is_json_structure, translate
 from codegen.structure_imports import expand_imports, uses_imports
 
 PACKAGE = "agentruns_generated"
-_DRAFT_06 = ("http://json-schema.org/draft-06/schema", "https://json-schema.org/draft-06/schema")
 _JSON_SCHEMA_DIALECTS = (
-    *_DRAFT_06,
+    *DRAFT_04,
+    *DRAFT_06,
     "http://json-schema.org/draft-07/schema",
     "https://json-schema.org/draft-07/schema",
     "https://json-schema.org/draft/2020-12/schema",
@@ -91,9 +92,7 @@ def json_schema_for(
         sink = DiagnosticSink(source)
         sink.error("/$schema", f"unsupported schema language {dialect!r}")
         sink.raise_if(strict=True)
-    if isinstance(dialect, str) and dialect.rstrip("#").startswith(_DRAFT_06):
-        # draft-06 is draft-07 without if/then/else: there they are unknown keywords
-        document = _without_conditionals(document)
+    document = as_draft_07(document)
     if imports is not None and names_other_files(document):
         sink = DiagnosticSink(source)
         document = bundle(document, imports, sink)
@@ -112,17 +111,6 @@ def _refuse_deep(document: Json, source: str, sink: DiagnosticSink) -> None:
             f"with the files it brings in, the schema nests deeper than {MAX_DEPTH} levels "
             "here; refused",
         )
-
-
-def _without_conditionals(document: JsonObject) -> JsonObject:
-    from codegen.schema_passes.walk import rewrite
-
-    def drop(node: JsonObject) -> JsonObject:
-        return {k: v for k, v in node.items() if k not in ("if", "then", "else")}
-
-    result = rewrite(document, drop)
-    assert isinstance(result, dict)
-    return result
 
 
 def model_source(
