@@ -351,31 +351,49 @@ class _Normalizer:
         several modules) and builds class names from the rest; percent-encoded references
         (``#/definitions/a%25b``) it does not decode. A name outside ``[A-Za-z0-9_-]`` gets a
         sanitised unique one (said in a diagnostic) and every reference is rewritten decoded.
+        Definitions inside definitions too: a schema bundled from another file keeps its own
+        (Kubernetes' ``io.k8s.api.core.v1.Pod``).
         """
-        renames: dict[tuple[str, str], str] = {}
-        for key in ("definitions", "$defs"):
-            defs = self._root.get(key)
-            if not isinstance(defs, dict):
-                continue
-            taken = set(defs)
-            for name in list(defs):
-                # the normaliser's own definitions (JsonValue, Uri...) must stay its own
-                if _SAFE_NAME.fullmatch(name) and not self._taken(name):
-                    continue
-                base = re.sub(r"[^A-Za-z0-9_]+", "_", name).strip("_") or "Definition"
-                new, counter = base, 1
-                while new in taken or self._taken(new):
-                    counter += 1
-                    new = f"{base}_{counter}"
-                taken.add(new)
-                renames[(key, name)] = new
-                self._sink.warn(
-                    pointer(key, name), f"definition named {new!r} in the generated code"
-                )
-            if any(k == key for k, _ in renames):
-                self._root[key] = {renames.get((key, n), n): v for n, v in defs.items()}
+        renames: dict[tuple[str, ...], str] = {}
+        pending: list[tuple[tuple[str | int, ...], JsonObject]] = [((), self._root)]
+        while pending:
+            at, node = pending.pop()
+            pending.extend((at + tokens, child) for tokens, child in walk.children_at(node))
+            for key in ("definitions", "$defs"):
+                defs = node.get(key)
+                if isinstance(defs, dict):
+                    self._safe_names_of(at, key, defs, renames)
         self._rewrite_refs(self._root, renames)
         self._safe_titles()
+
+    def _safe_names_of(
+        self,
+        at: tuple[str | int, ...],
+        key: str,
+        defs: JsonObject,
+        renames: dict[tuple[str, ...], str],
+    ) -> None:
+        taken = set(defs)
+        renamed: dict[str, str] = {}
+        for name in list(defs):
+            # the normaliser's own definitions (JsonValue, Uri...) must stay its own
+            if _SAFE_NAME.fullmatch(name) and not self._taken(name):
+                continue
+            base = re.sub(r"[^A-Za-z0-9_]+", "_", name).strip("_") or "Definition"
+            new, counter = base, 1
+            while new in taken or self._taken(new):
+                counter += 1
+                new = f"{base}_{counter}"
+            taken.add(new)
+            renamed[name] = new
+            renames[(*(str(t) for t in at), key, name)] = new  # as a $ref's tokens spell it
+            self._sink.warn(
+                pointer(*at, key, name), f"definition named {new!r} in the generated code"
+            )
+        if renamed:
+            replaced = {renamed.get(n, n): v for n, v in defs.items()}
+            defs.clear()
+            defs.update(replaced)
 
     def _taken(self, name: str) -> bool:
         """Whether the generator could give a class of this name a name already taken: one
@@ -441,15 +459,20 @@ class _Normalizer:
         )
         return pattern
 
-    def _rewrite_refs(self, node: Json, renames: dict[tuple[str, str], str]) -> None:
+    def _rewrite_refs(self, node: Json, renames: dict[tuple[str, ...], str]) -> None:
+        """Every JSON-pointer ``$ref`` spelled plainly, through the renamed definitions
+        (``renames``: the original tokens up to a definition's name -> its new name)."""
         for schema in walk.subschemas(node):
             ref = schema.get("$ref")
             if isinstance(ref, str):
                 tokens = ref_tokens(ref)
                 if tokens is not None:
-                    if len(tokens) >= 2 and (tokens[0], tokens[1]) in renames:
-                        tokens = [tokens[0], renames[(tokens[0], tokens[1])], *tokens[2:]]
-                    schema["$ref"] = "#" + pointer(*tokens)
+                    spelled: list[str | int] = list(tokens)
+                    for end in range(2, len(tokens) + 1):
+                        new = renames.get(tuple(tokens[:end]))
+                        if new is not None:
+                            spelled[end - 1] = new
+                    schema["$ref"] = "#" + pointer(*spelled)
 
     def _name_item_unions(self) -> None:
         defs = self._root.get(self._defs_key)

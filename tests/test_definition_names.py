@@ -8,8 +8,9 @@ path refused as a URI, an integer definition accepting anything. jsonschema is t
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import jsonschema
 import pytest
@@ -17,6 +18,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 from pydantic import ValidationError
 
+from codegen._json import JsonObject
+from codegen.normalize import normalize
+from codegen.schema_passes.walk import subschemas
 from tests._settings import PROPERTY_SETTINGS
 from tests.test_random_schemas import D7, _model, json_values
 
@@ -232,3 +236,58 @@ def test_a_schema_file_named_like_a_built_in_type_gets_a_class_name_of_its_own(
     out = tmp_path / "uri_model.py"
     assert main(["model", str(schema), "--out", str(out)]) == 0
     assert "class UriModel(JsonModel):" in out.read_text(encoding="utf-8")
+
+
+_SAFE = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*")
+_DOTTED = st.sampled_from(["io.k8s.api.Pod", "a.b", "v1.Name", "x y", "a%b", "plain", "b~c/d"])
+
+
+def _escaped(name: str) -> str:
+    return name.replace("~", "~0").replace("/", "~1").replace("%", "%25").replace(" ", "%20")
+
+
+@PROPERTY_SETTINGS
+@given(
+    outer=_DOTTED,
+    inner=_DOTTED,
+    place=st.sampled_from(["definitions", "allOf"]),
+    definition=definitions,
+    found=st.lists(values, min_size=6, max_size=10),
+)
+def test_definitions_inside_definitions_are_named_and_referenced_whatever_their_spelling(
+    tmp_path_factory: Any,
+    outer: str,
+    inner: str,
+    place: str,
+    definition: dict[str, Any],
+    found: list[Any],
+) -> None:
+    """A schema bundled from another file keeps its own definitions (Kubernetes' dotted
+    ``io.k8s.api.core.v1.Pod``): the generator read the dots as modules and the build crashed."""
+    if place == "definitions":
+        at = f"#/definitions/{_escaped(outer)}"
+        ref = f"{at}/definitions/{_escaped(inner)}"
+    else:
+        at, ref = "#/allOf/0", f"#/allOf/0/definitions/{_escaped(inner)}"
+    # the holder is a model of its own whose field refers to its own definition
+    holder = {
+        "type": "object",
+        "properties": {"w": {"$ref": ref}},
+        "definitions": {inner: definition},
+    }
+    defs = {outer: holder} if place == "definitions" else {}
+    schema = {
+        "$schema": D7,
+        "type": "object",
+        "properties": {"v": {"$ref": ref}, "u": {"$ref": at}},
+        "definitions": defs,
+        **({"allOf": [holder]} if place == "allOf" else {}),
+    }
+    documents = [{"v": value, "u": {"w": value}} for value in found]
+    _agree(schema, tmp_path_factory.mktemp("nested"), documents)
+    # what the generator is handed names no definition it would misread, at any depth
+    handed = normalize(cast(JsonObject, schema), source="nested").schema
+    for node in subschemas(handed):
+        for key in ("definitions", "$defs"):
+            names = node.get(key)
+            assert not isinstance(names, dict) or all(map(_SAFE.fullmatch, names)), names
