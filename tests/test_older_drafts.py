@@ -15,8 +15,9 @@ from pydantic import ValidationError
 
 from codegen.__main__ import main
 from codegen._json import JsonObject
+from codegen.diagnostics import CodegenError
 from codegen.pipeline import json_schema_for
-from codegen.schema_passes.older_drafts import as_draft_07
+from codegen.schema_passes.older_drafts import as_draft_07, integer_types
 from tests._load import load_module
 from tests._settings import PROPERTY_SETTINGS
 from tests.test_random_schemas import _combine, _model, json_values, leaves
@@ -77,14 +78,31 @@ def test_a_draft_04_schema_builds_a_model_with_its_exclusive_bound(tmp_path: Pat
         "$schema": D4,
         "title": "Four",
         "type": "object",
-        "properties": {"n": {"type": "integer", "maximum": 5, "exclusiveMaximum": True}},
+        "properties": {"n": {"type": "number", "maximum": 5, "exclusiveMaximum": True}},
     }
     (tmp_path / "four.json").write_text(json.dumps(schema))
     assert main(["model", str(tmp_path / "four.json"), "--out", str(tmp_path / "four.py")]) == 0
     model = load_module(tmp_path / "four.py", "draft_four").Four
-    assert model.model_validate({"n": 4}).n == 4
+    assert model.model_validate({"n": 4.5}).n == 4.5
     with pytest.raises(ValidationError):
         model.model_validate({"n": 5})
+
+
+def test_a_draft_04_integer_is_refused_with_its_pointer(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Draft-04 refuses 1.0 as an integer; no model can tell 1.0 from 1 (the same number)."""
+    schema = {
+        "$schema": D4,
+        "properties": {"a": {"type": "string"}, "n": {"type": ["integer", "null"]}},
+        "items": {"type": "integer"},
+    }
+    (tmp_path / "four.json").write_text(json.dumps(schema))
+    assert main(["model", str(tmp_path / "four.json"), "--out", str(tmp_path / "x.py")]) == 1
+    err = capsys.readouterr().err
+    assert "/properties/n/type" in err or "/items/type" in err
+    assert "1 more such type" in err
+    assert not (tmp_path / "x.py").exists()
 
 
 # -- random draft-04 schemas against jsonschema's draft-04 validator ---------------------------
@@ -128,6 +146,10 @@ def test_a_random_draft_04_schema_is_judged_as_draft_04_judges(
         jsonschema.Draft4Validator.check_schema(schema)
     except jsonschema.SchemaError:
         assume(False)
+    if integer_types(schema):  # the one refusal a draft-04 schema meets
+        with pytest.raises(CodegenError, match="draft-04's integer"):
+            json_schema_for(schema, source="random", strict=False)
+        return
     as_seven, _ = json_schema_for(schema, source="random", strict=False)
     model = _model(as_seven, tmp_path_factory.mktemp("draft4"))
     checker = jsonschema.FormatChecker(

@@ -11,12 +11,17 @@ each rewritten here so that a draft-07 reader accepts exactly what the older dra
 - a format a later draft defined is an annotation in the older one (``date`` and ``time`` came
   with draft-07, ``json-pointer`` and ``uri-reference`` with draft-06): the build step asserts
   them, so they are left out where the draft does not define them.
+
+One difference has no draft-07 spelling: draft-04's ``integer`` is "a JSON number without a
+fraction or exponent part", so ``1.0`` is none, where draft-06 on counts it (the same number).
+A draft-04 schema that types anything ``integer`` is refused (``integer_types`` names where);
+one that does not is read exactly.
 """
 
 from __future__ import annotations
 
 from codegen._json import Json, JsonObject
-from codegen.schema_passes.walk import rewrite
+from codegen.schema_passes.walk import rewrite, subschemas_at
 
 DRAFT_04 = ("http://json-schema.org/draft-04/schema", "https://json-schema.org/draft-04/schema")
 DRAFT_06 = ("http://json-schema.org/draft-06/schema", "https://json-schema.org/draft-06/schema")
@@ -75,3 +80,16 @@ def _exclusive_bounds(node: JsonObject) -> None:
         del node[exclusive]
         if flag and bound in node:
             node[exclusive] = node.pop(bound)
+
+
+def integer_types(document: JsonObject) -> list[str]:
+    """The pointers of the ``type`` keywords that say ``integer`` in a draft-04 document (none
+    in any other): draft-04 refuses ``1.0`` there, which no draft-07 model can tell from 1."""
+    if draft_of(document) != "draft-04":
+        return []
+    found: list[str] = []
+    for at, node in subschemas_at(document):
+        declared = node.get("type")
+        if declared == "integer" or (isinstance(declared, list) and "integer" in declared):
+            found.append(at + "/type")
+    return found
