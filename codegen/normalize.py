@@ -35,6 +35,7 @@ from codegen.schema_passes.boolean_schemas import boolean_schemas
 from codegen.schema_passes.empty_objects import empty_objects
 from codegen.schema_passes.nested_refs import nested_refs
 from codegen.schema_passes.nullable_enums import nullable_enums
+from codegen.schema_passes.older_drafts import DRAFT_07, INTEGERS_AS_WRITTEN, draft_of
 
 JSON_VALUE = "JsonValue"
 # String formats pydantic has no faithful type for: each becomes a reference to a named
@@ -135,13 +136,19 @@ def normalize(
     prepared = nullable_enums(empty_objects(boolean_schemas(schema)))  # a copy
     assert isinstance(prepared, dict)
     normalizer = _Normalizer(prepared, sink, root_name=class_name)
+    as_written = draft_of(prepared) == "draft-04"
     result = normalizer.run_whole() if whole else normalizer.run()
     sink.raise_if(strict=strict)
+    refs = dict(normalizer.refs)
+    if as_written:
+        # read as draft-07 from here on, but its integers are draft-04's (older_drafts.py)
+        result["$schema"] = DRAFT_07
+        refs[INTEGERS_AS_WRITTEN] = True
     return Normalized(
         result,
         tuple(sink.items),
         dict(normalizer.rules),
-        dict(normalizer.refs),
+        refs,
         frozenset(normalizer.unreachable_rules(result)),
     )
 

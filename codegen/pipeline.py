@@ -26,7 +26,7 @@ from codegen.driver import (
 )
 from codegen.manifest import SchemaEntry, read_manifest
 from codegen.normalize import ROOT_RULE, normalize
-from codegen.schema_passes.older_drafts import DRAFT_04, DRAFT_06, as_draft_07, integer_types
+from codegen.schema_passes.older_drafts import DRAFT_04, DRAFT_06, as_draft_07
 from codegen.structure import is_json_structure, translate
 from codegen.structure_imports import expand_imports, uses_imports
 
@@ -91,18 +91,6 @@ def json_schema_for(
     ):
         sink = DiagnosticSink(source)
         sink.error("/$schema", f"unsupported schema language {dialect!r}")
-        sink.raise_if(strict=True)
-    literal_integers = integer_types(document)
-    if literal_integers:
-        sink = DiagnosticSink(source)
-        more = len(literal_integers) - 1
-        sink.error(
-            literal_integers[0],
-            "type: draft-04's integer is a number written without a fraction or exponent "
-            "(1.0 is none); no model can tell 1.0 from 1, so the schema is refused (declared "
-            "draft-06 or later, integer means any whole number)"
-            + (f"; {more} more such type{'s' if more > 1 else ''}" if more else ""),
-        )
         sink.raise_if(strict=True)
     document = as_draft_07(document)
     if imports is not None and names_other_files(document):

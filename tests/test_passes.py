@@ -74,6 +74,31 @@ def test_json_scalars_swaps_only_the_types_never_strings_or_field_names() -> Non
     assert json_scalars(before) == after
 
 
+def test_json_scalars_keeps_strict_int_for_draft_04_integers() -> None:
+    before = code("""
+        from __future__ import annotations
+
+        from pydantic import AwareDatetime, StrictInt
+
+
+        class M(JsonModel):
+            n: StrictInt
+            at: AwareDatetime
+    """)
+    after = code("""
+        from __future__ import annotations
+        from agentruns_generated._json import JsonDateTime
+
+        from pydantic import AwareDatetime, StrictInt
+
+
+        class M(JsonModel):
+            n: StrictInt
+            at: JsonDateTime
+    """)
+    assert json_scalars(before, keep_strict_int=True) == after
+
+
 def test_json_scalars_follows_an_aliased_import_and_avoids_taken_names() -> None:
     before = code("""
         from __future__ import annotations

@@ -23,11 +23,14 @@ RUNTIME_MODULE = "agentruns_generated._json"
 _SWAPS = {("pydantic", "StrictInt"): "JsonInt", ("pydantic", "AwareDatetime"): "JsonDateTime"}
 
 
-def json_scalars(code: str) -> str:
+def json_scalars(code: str, *, keep_strict_int: bool = False) -> str:
+    """``keep_strict_int``: integers as draft-04 means them (``5.0`` is none)."""
     tree = ast.parse(code)
     taken = bound_names(tree)
     targets: dict[str, str] = {}  # local name in the module -> runtime type name
     for (module, name), runtime in _SWAPS.items():
+        if keep_strict_int and name == "StrictInt":
+            continue
         for local in imported(tree, module, name):
             targets[local] = runtime
     literals = imported(tree, "typing", "Literal") | imported(tree, "typing_extensions", "Literal")

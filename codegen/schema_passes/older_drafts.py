@@ -14,18 +14,22 @@ each rewritten here so that a draft-07 reader accepts exactly what the older dra
 
 One difference has no draft-07 spelling: draft-04's ``integer`` is "a JSON number without a
 fraction or exponent part", so ``1.0`` is none, where draft-06 on counts it (the same number).
-A draft-04 schema that types anything ``integer`` is refused (``integer_types`` names where);
-one that does not is read exactly.
+The document keeps its ``$schema``, so the normaliser knows it is draft-04's and says so to
+the models: their integers are ``StrictInt`` (which refuses ``1.0``) and their rules' reference
+table holds ``INTEGERS_AS_WRITTEN``, which gives the rule evaluator draft-04's integer test.
 """
 
 from __future__ import annotations
 
 from codegen._json import Json, JsonObject
-from codegen.schema_passes.walk import rewrite, subschemas_at
+from codegen.schema_passes.walk import rewrite
 
 DRAFT_04 = ("http://json-schema.org/draft-04/schema", "https://json-schema.org/draft-04/schema")
 DRAFT_06 = ("http://json-schema.org/draft-06/schema", "https://json-schema.org/draft-06/schema")
 DRAFT_07 = "http://json-schema.org/draft-07/schema#"
+INTEGERS_AS_WRITTEN = "$integers-as-written"
+"""A key of a generated module's reference table (no JSON pointer is spelled so): when true,
+an integer is a number written without a fraction, as draft-04 says."""
 
 _LATER_KEYWORDS = {
     "draft-04": ("const", "contains", "propertyNames", "if", "then", "else"),
@@ -37,9 +41,9 @@ _LATER_FORMATS = {
 }
 
 
-def draft_of(document: JsonObject) -> str | None:
+def draft_of(document: Json) -> str | None:
     """``draft-04`` or ``draft-06`` when the document says it is one, else None."""
-    dialect = document.get("$schema")
+    dialect = document.get("$schema") if isinstance(document, dict) else None
     if not isinstance(dialect, str):
         return None
     base = dialect.rstrip("#")
@@ -51,7 +55,8 @@ def draft_of(document: JsonObject) -> str | None:
 
 
 def as_draft_07(document: JsonObject) -> JsonObject:
-    """The document as draft-07 (a copy), or itself when it is no older draft."""
+    """The document as draft-07 (a copy, its ``$schema`` kept), or itself when it is no older
+    draft."""
     draft = draft_of(document)
     if draft is None:
         return document
@@ -69,7 +74,7 @@ def as_draft_07(document: JsonObject) -> JsonObject:
 
     result = rewrite(document, change)
     assert isinstance(result, dict)
-    return {**result, "$schema": DRAFT_07}
+    return result
 
 
 def _exclusive_bounds(node: JsonObject) -> None:
@@ -80,16 +85,3 @@ def _exclusive_bounds(node: JsonObject) -> None:
         del node[exclusive]
         if flag and bound in node:
             node[exclusive] = node.pop(bound)
-
-
-def integer_types(document: JsonObject) -> list[str]:
-    """The pointers of the ``type`` keywords that say ``integer`` in a draft-04 document (none
-    in any other): draft-04 refuses ``1.0`` there, which no draft-07 model can tell from 1."""
-    if draft_of(document) != "draft-04":
-        return []
-    found: list[str] = []
-    for at, node in subschemas_at(document):
-        declared = node.get("type")
-        if declared == "integer" or (isinstance(declared, list) and "integer" in declared):
-            found.append(at + "/type")
-    return found

@@ -464,6 +464,16 @@ _TYPES: dict[str, Callable[[object], bool]] = {
     "object": lambda v: isinstance(v, dict),
 }
 
+_TYPES_AS_WRITTEN: dict[str, Callable[[object], bool]] = {
+    **_TYPES,
+    "integer": lambda v: isinstance(v, int) and not isinstance(v, bool),
+}
+"""Draft-04's types: an integer is a number written without a fraction (``1.0`` is none)."""
+
+
+def _types_of(refs: Refs) -> dict[str, Callable[[object], bool]]:
+    return _TYPES_AS_WRITTEN if refs.get("$integers-as-written") else _TYPES
+
 
 _FULL_DATE = re.compile(r"\A[0-9]{4}-[0-9]{2}-[0-9]{2}\Z")
 _FULL_TIME = re.compile(
@@ -629,6 +639,7 @@ class _Evaluation:
 
     def __init__(self, refs: Refs) -> None:
         self.refs = refs
+        self.types = _types_of(refs)
         self.active: set[tuple[str, int]] = set()
         # a reference judged on a value is judged once: references that fan out (each
         # definition naming the next twice) would otherwise cost 2**depth steps
@@ -667,7 +678,7 @@ class _Evaluation:
         declared = schema.get("type")
         if declared is not None:
             names = declared if isinstance(declared, list) else [declared]
-            if not any(_TYPES[n](value) for n in names if n in _TYPES):
+            if not any(self.types[n](value) for n in names if n in self.types):
                 return False
         if "const" in schema and not _json_equal(value, schema["const"]):
             return False
@@ -1023,6 +1034,7 @@ def compile_rule(schema: object, refs: Refs = _NO_REFS) -> Callable[[object], bo
 class _Compiler:
     def __init__(self, refs: Refs) -> None:
         self.refs = refs
+        self.types = _types_of(refs)
         self.by_ref: dict[str, _Check] = {}
 
     def root(self, schema: object) -> _Check:
@@ -1077,7 +1089,7 @@ class _Compiler:
         declared = schema.get("type")
         if declared is not None:
             names = declared if isinstance(declared, list) else [declared]
-            tests = tuple(_TYPES[n] for n in names if n in _TYPES)
+            tests = tuple(self.types[n] for n in names if n in self.types)
             common.append(lambda v, d, s: any(test(v) for test in tests))
         if "const" in schema:
             const = schema["const"]
@@ -1390,7 +1402,7 @@ class _Emitter:
             "_plain": _plain,
             "_as_json": _as_json,
             "_json_equal": _json_equal,
-            "_TYPES": _TYPES,
+            "_TYPES": compiler.types,
             "RuleDepthError": RuleDepthError,
         }
         self.count = 0
