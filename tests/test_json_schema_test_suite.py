@@ -1,4 +1,5 @@
-"""The build step against JSON-Schema-Test-Suite draft 7 (tests/conformance/suite.py).
+"""The build step against JSON-Schema-Test-Suite drafts 4, 6 and 7
+(tests/conformance/suite.py).
 
 Every group whose schema the build step generates must agree with the suite on every
 instance, on both validation paths; the few it refuses must be refused for a stated reason.
@@ -10,7 +11,7 @@ from functools import cache
 
 import pytest
 
-from tests.conformance.suite import GroupResult, groups, run
+from tests.conformance.suite import SUITES, GroupResult, groups, run
 
 REFUSAL_REASONS = (
     "leaves the document",  # remote references: the build step never fetches anything
@@ -20,38 +21,48 @@ REFUSAL_REASONS = (
 )
 
 
+DRAFTS = pytest.mark.parametrize("draft", ["draft4", "draft6", "draft7"])
+
+
 @cache
-def _results() -> tuple[GroupResult, ...]:
-    return tuple(run())
+def _results(draft: str) -> tuple[GroupResult, ...]:
+    return tuple(run(draft))
 
 
-def test_the_suite_is_there() -> None:
-    assert sum(1 for _ in groups()) > 200
+@DRAFTS
+def test_the_suite_is_there(draft: str) -> None:
+    assert sum(1 for _ in groups(SUITES / draft)) > 150
 
 
-def test_no_generated_model_accepts_what_the_suite_rejects() -> None:
-    assert [(r.description, r.false_accepts) for r in _results() if r.false_accepts] == []
+@DRAFTS
+def test_no_generated_model_accepts_what_the_suite_rejects(draft: str) -> None:
+    found = [(r.file, r.description, r.false_accepts) for r in _results(draft) if r.false_accepts]
+    assert found == []
 
 
-def test_no_generated_model_rejects_what_the_suite_accepts() -> None:
-    assert [(r.description, r.false_rejects) for r in _results() if r.false_rejects] == []
+@DRAFTS
+def test_no_generated_model_rejects_what_the_suite_accepts(draft: str) -> None:
+    found = [(r.file, r.description, r.false_rejects) for r in _results(draft) if r.false_rejects]
+    assert found == []
 
 
-def test_no_generated_model_crashes_on_a_suite_instance() -> None:
-    assert [(r.description, r.crashes) for r in _results() if r.crashes] == []
+@DRAFTS
+def test_no_generated_model_crashes_on_a_suite_instance(draft: str) -> None:
+    assert [(r.description, r.crashes) for r in _results(draft) if r.crashes] == []
 
 
-def test_at_most_five_percent_of_the_groups_are_refused() -> None:
-    results = _results()
+@DRAFTS
+def test_at_most_five_percent_of_the_groups_are_refused(draft: str) -> None:
+    results = _results(draft)
     refused = [r for r in results if r.refused]
     assert len(refused) <= 0.05 * len(results), [r.description for r in refused]
 
 
-@pytest.mark.parametrize("reason", REFUSAL_REASONS)
-def test_refusals_are_for_known_reasons(reason: str) -> None:
+@DRAFTS
+def test_refusals_are_for_known_reasons(draft: str) -> None:
     unknown = [
         r.refused
-        for r in _results()
+        for r in _results(draft)
         if r.refused and not any(known in r.refused for known in REFUSAL_REASONS)
     ]
     assert unknown == []
