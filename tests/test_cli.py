@@ -159,6 +159,19 @@ def test_convert_json_to_json_writes_one_document(tmp_path: Path) -> None:
     assert document["goal"] == json.loads(PORTABLE)["prompt"]
 
 
+def test_convert_says_how_many_values_it_made_and_where_they_are_listed(tmp_path: Path) -> None:
+    """Two embedded trajectories with one id: ATIF needs them unique, so the second is renamed,
+    which is said (a value the conversion made), not only in a losses file nobody asked for."""
+    document = json.loads((FIXTURES / "atif.min.json").read_text())
+    document["subagent_trajectories"].append(document["subagent_trajectories"][0])
+    source = write(tmp_path / "run.json", json.dumps(document))
+    carried = tmp_path / "run.agentrun.json"
+    assert invoke("convert", "--to", "agentrun", str(source), "-o", str(carried)).exit_code == 0
+    result = invoke("convert", "--to", "atif", str(carried), "-o", str(tmp_path / "a.json"))
+    assert result.exit_code == 0
+    assert "1 with values the conversion made (1); --losses FILE lists them" in result.stderr
+
+
 def test_convert_writes_losses_in_full_on_request(tmp_path: Path) -> None:
     source = write(tmp_path / "run.json", AGENTRUN)
     losses = tmp_path / "losses.jsonl"

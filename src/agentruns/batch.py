@@ -78,6 +78,9 @@ class Outcome:
     """The converted record, one line of JSON with its newline (``convert_document``)."""
     losses: int = 0
     """How many source values the conversion could not carry."""
+    derived: int = 0
+    """How many values of the output the conversion made (the target requires a value the
+    source has not, or holds one only in another form: ATIF's step ids numbered 1..n)."""
     report: bytes | None = None
     """The record's line for a losses file: pointers lost and values derived (if asked)."""
 
@@ -96,6 +99,9 @@ class Tally:
     lossy: int = 0
     """Accepted records that lost values."""
     lost_values: int = 0
+    derived: int = 0
+    """Accepted records with values the conversion made."""
+    derived_values: int = 0
     unreadable: list[str] = field(default_factory=list)
     """Why each unreadable input could not be read (inputs, not records)."""
     by_format: dict[str, int] = field(default_factory=dict)
@@ -112,6 +118,9 @@ class Tally:
         if outcome.losses:
             self.lossy += 1
             self.lost_values += outcome.losses
+        if outcome.derived:
+            self.derived += 1
+            self.derived_values += outcome.derived
 
     def merge(self, other: Tally) -> None:
         """Add another part's accounting (the parts of one run, in any order)."""
@@ -120,6 +129,8 @@ class Tally:
         self.rejected += other.rejected
         self.lossy += other.lossy
         self.lost_values += other.lost_values
+        self.derived += other.derived
+        self.derived_values += other.derived_values
         self.unreadable += other.unreadable
         for name, number in other.by_format.items():
             self.by_format[name] = self.by_format.get(name, 0) + number
@@ -204,6 +215,7 @@ def convert_document(
         name,
         output=output,
         losses=len(result.losses),
+        derived=len(result.derived),
         report=_loss_line(record, result) if wanted else None,
     )
 

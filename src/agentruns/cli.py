@@ -558,8 +558,13 @@ def convert_command(
             if tally.lossy
             else ""
         )
+        + (
+            f"; {tally.derived} with values the conversion made ({tally.derived_values})"
+            if tally.derived
+            else ""
+        )
         + _unreadable_note(tally)
-        + ("" if losses or not tally.lossy else "; --losses FILE lists them")
+        + ("" if losses or not (tally.lossy or tally.derived) else "; --losses FILE lists them")
         + messages.summary("--rejects FILE keeps every one; --max-errors 0 prints all")
     )
     sys.exit(EXIT_INVALID if tally.rejected or tally.unreadable else EXIT_OK)
