@@ -66,8 +66,8 @@ def _load(code: str, name: str) -> Any:
     return load_module(path, name)
 
 
-class _TimedOut(Exception):
-    pass
+class _TimedOut(BaseException):
+    """Past a deadline; a BaseException, so no ``except Exception`` on the way swallows it."""
 
 
 @contextlib.contextmanager
@@ -117,6 +117,27 @@ def own_instances(tests: Path, stem: str) -> list[Any]:
 
 
 def _instances(schema: dict[str, Any], count: int, seconds: int) -> list[Any]:
+    """What hypothesis-jsonschema generates for the schema within ``seconds``, in a child
+    process killed at the deadline: it cannot generate for every schema, nor quickly for some,
+    and an alarm does not reach it inside a long C call (one schema's generation ran four
+    minutes past a 3 s alarm)."""
+    import multiprocessing
+
+    context = multiprocessing.get_context("fork")
+    receive, send = context.Pipe(duplex=False)
+    child = context.Process(target=_generate, args=(schema, count, seconds, send), daemon=True)
+    child.start()
+    send.close()
+    found: list[Any] = []
+    if receive.poll(seconds + 5):
+        with contextlib.suppress(EOFError):
+            found = json.loads(receive.recv())
+    child.kill()
+    child.join()
+    return found
+
+
+def _generate(schema: dict[str, Any], count: int, seconds: int, send: Any) -> None:
     from hypothesis import HealthCheck, given, settings
     from hypothesis_jsonschema import from_schema
 
@@ -132,11 +153,9 @@ def _instances(schema: dict[str, Any], count: int, seconds: int) -> list[Any]:
     def collect(instance: Any) -> None:
         found.append(instance)
 
-    # hypothesis-jsonschema cannot generate for every schema, nor quickly for some (filtered
-    # draws of patterns): what it found in `seconds` is what is judged
     with contextlib.suppress(Exception, _TimedOut), _deadline(seconds):
         collect()
-    return found
+    send.send(json.dumps(found))
 
 
 def _mutants(instance: Any, schema: dict[str, Any]) -> list[Any]:
