@@ -508,3 +508,24 @@ def test_workers_are_forked_with_the_stopping_signals_held() -> None:
         held = signal.pthread_sigmask(signal.SIG_BLOCK, set())
         assert {signal.SIGINT, signal.SIGTERM, signal.SIGHUP} <= set(held)
     assert signal.SIGTERM not in signal.pthread_sigmask(signal.SIG_BLOCK, set())
+
+
+def test_workers_killed_while_sending_a_result_leave_nothing_for_exit_to_wait_for(
+    tmp_path: Path,
+) -> None:
+    """A run that stops early (an output that fails, a full disk) kills its workers; one killed
+    halfway through sending a result left the pool's manager reading the rest of it, and the
+    process waited for it at exit for ever (1 export in 15 on a full disk)."""
+    script = tmp_path / "stop_early.py"
+    script.write_text(
+        "import time\n"
+        "from agentruns._workers import OrderedMap\n"
+        "def big(n: int) -> bytes:\n"
+        "    return b'x' * (64 << 20)  # far more than a pipe holds: a send takes a while\n"
+        "results = OrderedMap(big, range(40), 2, chunk=1)\n"
+        "next(iter(results))\n"
+        "time.sleep(0.5)  # the workers are sending the next results now\n"
+        "results.close()\n"
+    )
+    completed = subprocess.run([sys.executable, str(script)], timeout=60, check=False)
+    assert completed.returncode == 0

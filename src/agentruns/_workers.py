@@ -148,6 +148,16 @@ class OrderedMap(Generic[T, R]):
         if pool is None:
             return
         processes = list((getattr(pool, "_processes", None) or {}).values())
+        # The pool's manager thread must be able to wind down once its workers are killed,
+        # or exit waits for it for ever (1 run in 15 of an export whose output failed): the
+        # call queue's feeder may be blocked on a full pipe the workers will never read (so
+        # the manager must not join it), and a worker killed while sending a result leaves
+        # the manager reading the rest of that message (so this process's end of the result
+        # pipe is closed once the workers are gone, and the read ends).
+        calls = getattr(pool, "_call_queue", None)
+        if calls is not None:
+            calls.cancel_join_thread()
+        results = getattr(pool, "_result_queue", None)  # shutdown() forgets it
         for process in processes:
             if process.is_alive():
                 process.kill()
@@ -156,6 +166,10 @@ class OrderedMap(Generic[T, R]):
             # SIGKILL cannot be caught: the wait is only for the kernel to reap it, which a
             # loaded machine can take seconds to do
             process.join(timeout=30)
+        writer = getattr(results, "_writer", None)
+        if writer is not None:
+            with contextlib.suppress(OSError):
+                writer.close()
 
     def __enter__(self) -> OrderedMap[T, R]:
         return self
