@@ -189,6 +189,8 @@ class _Normalizer:
         self._check_refs(self._root, "")
         if self._sink.errors:
             return False
+        if self._draft7:
+            _ref_siblings_ignored(self._root)
         nested_refs(self._root, defs_key=self._defs_key, tokens_of=ref_tokens)
         self._safe_definition_names()
         self._translate_patterns(self._root)
@@ -1387,6 +1389,17 @@ def _name_union_items(owner: str, property_name: str, node: Json) -> None:
         return
     singular = property_name[:-1] if property_name.endswith("s") else f"{property_name}_item"
     items["title"] = pascal(owner) + pascal(singular)
+
+
+def _ref_siblings_ignored(schema: JsonObject) -> None:
+    """Up to draft-07 every keyword beside a ``$ref`` is ignored; the generator applied them
+    (``{"$ref": "#/definitions/nullable_string", "minLength": 1}`` refused ``""``, which
+    GitHub's FUNDING.yml schema allows). The asserting ones are left out, in place;
+    annotations and the definitions a pointer may lead into stay."""
+    for node in walk.subschemas(schema):
+        if isinstance(node.get("$ref"), str):
+            for key in [k for k in node if k in _ASSERTING and k != "$ref"]:
+                del node[key]
 
 
 def _ref_siblings_apply(schema: JsonObject) -> JsonObject:

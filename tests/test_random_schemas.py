@@ -191,3 +191,25 @@ def test_a_random_schema_at_the_root_with_recursive_references_is_exact_and_neve
                 f"{'false accept' if got else 'false reject'} ({path}): {json.dumps(value)} "
                 f"for {json.dumps(schema)}"
             )
+
+
+@PROPERTY_SETTINGS
+@given(
+    target=schemas,
+    beside=leaves.filter(lambda s: isinstance(s, dict) and bool(s)),
+    values=st.lists(json_values, min_size=8, max_size=16),
+)
+def test_keywords_beside_a_ref_are_ignored_up_to_draft_07(
+    tmp_path_factory: Any, target: Any, beside: dict[str, Any], values: list[Any]
+) -> None:
+    """Draft-07: "all other properties in a $ref object MUST be ignored" (the generator
+    applied them: a minLength beside a nullable string's $ref refused "")."""
+    schema = {
+        "$schema": D7,
+        "type": "object",
+        "properties": {"v": {"$ref": "#/definitions/d", **beside}},
+        "definitions": {"d": target},
+    }
+    judged_as_jsonschema_judges(
+        schema, tmp_path_factory.mktemp("beside"), [{"v": value} for value in values]
+    )
