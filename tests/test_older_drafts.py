@@ -19,7 +19,7 @@ from codegen.pipeline import json_schema_for
 from codegen.schema_passes.older_drafts import as_draft_07
 from tests._load import load_module
 from tests._settings import PROPERTY_SETTINGS
-from tests.test_random_schemas import _combine, _model, json_values, leaves
+from tests.test_random_schemas import _combine, _model, agrees, json_values, leaves
 
 D4 = "http://json-schema.org/draft-04/schema#"
 D6 = "http://json-schema.org/draft-06/schema#"
@@ -159,15 +159,5 @@ def test_a_random_draft_04_schema_is_judged_as_draft_04_judges(
         formats=_CLAIMED & set(jsonschema.Draft4Validator.FORMAT_CHECKER.checkers)
     )
     oracle = jsonschema.Draft4Validator(schema, format_checker=checker)
-    for value in [*values, "", "a", "1.2.3.4", "2020-01-01", "/a", 1.0, 2, -3.0, [1.0]]:
-        document = {"v": value}
-        expected = oracle.is_valid(document)
-        try:
-            model.model_validate_json(json.dumps(document))
-            got = True
-        except ValidationError:
-            got = False
-        assert got == expected, (
-            f"{'false accept' if got else 'false reject'}: {json.dumps(document)} "
-            f"for {json.dumps(schema)}"
-        )
+    more = ["", "a", "1.2.3.4", "2020-01-01", "/a", 1.0, 2, -3.0, [1.0]]
+    agrees(model, oracle, schema, [{"v": value} for value in [*values, *more]])

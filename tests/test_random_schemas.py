@@ -128,7 +128,11 @@ def judged_as_jsonschema_judges(
         model = _model(schema, workdir)
     except CodegenError:
         return  # refused, with a diagnostic: allowed
-    oracle = jsonschema.Draft7Validator(schema)
+    agrees(model, jsonschema.Draft7Validator(schema), schema, documents)
+
+
+def agrees(model: Any, oracle: Any, schema: Any, documents: list[Any]) -> None:
+    """The model accepts exactly the documents the oracle (a jsonschema validator) accepts."""
     for document in documents:
         expected = oracle.is_valid(document)
         try:
