@@ -215,13 +215,19 @@ def _untyped_fields(code: str) -> list[str]:
     return found
 
 
-def nfkc_aliases(schema: JsonObject) -> dict[str, str]:
-    """Python field names for property names that Python would change.
+_PYDANTIC_NAMES = frozenset({"Config"})
+"""Property names pydantic will not take as a field name (``Config`` is its version-1 class
+of settings: a model with such a field cannot be built)."""
+
+
+def field_aliases(schema: JsonObject) -> dict[str, str]:
+    """Python field names for property names that Python or pydantic would change.
 
     Python normalises identifiers to NFKC when it compiles them: a field written ``ﬁle`` is
     the attribute ``file``, so it would read the key ``file`` (and merge with a property of
-    that name). Such a property gets a field name of its NFKC form plus ``_`` (unique among
-    all property names) and keeps its own name as the alias.
+    that name); pydantic refuses a field named ``Config`` (SchemaStore's noodl schema has one).
+    Such a property gets a field name of its NFKC form plus ``_`` (unique among all property
+    names) and keeps its own name as the alias.
     """
     names: set[str] = set()
     _property_names(schema, names)
@@ -229,7 +235,7 @@ def nfkc_aliases(schema: JsonObject) -> dict[str, str]:
     aliases: dict[str, str] = {}
     for name in sorted(names):
         folded = unicodedata.normalize("NFKC", name)
-        if folded == name:
+        if folded == name and name not in _PYDANTIC_NAMES:
             continue
         candidate = folded + "_"
         while candidate in taken:
@@ -283,7 +289,7 @@ def _generate(schema: JsonObject, class_name: str, source: ModelSource) -> objec
             JSON_VALUE: f"{RUNTIME_MODULE}.JsonValue",
             **{name: f"{RUNTIME_MODULE}.{name}" for name in FORMAT_TYPES.values()},
         },
-        aliases=nfkc_aliases(schema) or None,
+        aliases=field_aliases(schema) or None,
         allow_remote_refs=False,
         strict_refs=True,
         # rules no type can carry (see normalize.py) become the model's published allOf

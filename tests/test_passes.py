@@ -294,6 +294,29 @@ def test_names_python_folds_together_stay_two_properties(
         model.model_validate({folded: 3})
 
 
+@pytest.mark.parametrize("name", ["Config", "model_config", "model_fields", "schema"])
+def test_a_property_named_like_pydantics_own_names_is_a_field_of_its_own(
+    name: str, tmp_path: Path
+) -> None:
+    """pydantic refuses a field named ``Config`` (its version-1 settings class): SchemaStore's
+    noodl schema could not be imported. Such a property keeps its name as the alias."""
+    module = build(
+        tmp_path,
+        {
+            "$schema": D7,
+            "type": "object",
+            "properties": {name: {"type": "integer"}, "other": {"type": "string"}},
+            "additionalProperties": False,
+        },
+        name=f"pydantic_name_{name.lower()}",
+    )
+    model = module.Subject
+    both = model.model_validate({name: 3, "other": "x"})
+    assert both.model_dump(by_alias=True, exclude_unset=True) == {name: 3, "other": "x"}
+    with pytest.raises(ValidationError):
+        model.model_validate({name: "3"})
+
+
 def test_field_literals_name_each_models_fields_and_its_string_vocabularies() -> None:
     from codegen.passes.field_literals import field_literals
 
