@@ -335,7 +335,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--tests", type=Path, help="a folder of the schemas' own test instances")
     args = parser.parse_args(argv)
     results = []
-    for path in sorted(args.folder.rglob("*.json")):
+    for path in sorted(p for p in args.folder.rglob("*.json") if p.is_file()):
         r = check(
             path,
             count=args.instances,
