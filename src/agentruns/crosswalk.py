@@ -398,18 +398,25 @@ class Crosswalk(Generic[M, K]):
 
     def _read_extras(self, record: M, fields: dict[str, object]) -> None:
         extras = self.extras
-        if extras is not None:
-            found = record.model_extra or {}
-            if extras.skip is not None:
-                found = {k: v for k, v in found.items() if not extras.skip(k, v)}
-            if extras.named and found:
-                found = dict(found)
-                for key, (name, takes) in extras.named.items():
+        if extras is None:
+            return
+        found = record.__pydantic_extra__  # (``model_extra`` is a property: a call a record)
+        if found:
+            skip = extras.skip
+            if skip is not None:
+                found = {k: v for k, v in found.items() if not skip(k, v)}
+            named = extras.named
+            if named and found:
+                copied = False
+                for key, (name, takes) in named.items():
                     if key in found and takes(found[key]):
+                        if not copied:  # the record's own extras are never changed
+                            found, copied = dict(found), True
                         fields[name] = found.pop(key)
-            if found or extras.empty == "empty":
-                kept = fields.get(extras.target)  # fields kept as extras (``as_extra``)
-                fields[extras.target] = {**kept, **found} if isinstance(kept, dict) else dict(found)
+        if found or extras.empty == "empty":
+            found = found or {}
+            kept = fields.get(extras.target)  # fields kept as extras (``as_extra``)
+            fields[extras.target] = {**kept, **found} if isinstance(kept, dict) else dict(found)
 
     def read(self, record: M) -> K:
         """The canonical value the record is."""
@@ -438,7 +445,9 @@ class Crosswalk(Generic[M, K]):
         if extras is None:
             return
         if extras.written is None or extras.written(canonical):
-            fields.update(extras_for(self.model, getattr(canonical, extras.target)))
+            extra = getattr(canonical, extras.target)
+            if isinstance(extra, dict) and extra:  # (absent or empty: nothing to write)
+                fields.update(extras_for(self.model, extra))
         for key, (name, takes) in extras.named.items():  # canonical fields: always theirs
             value = getattr(canonical, name)
             if value is not MISSING and takes(value):  # only what reading takes back

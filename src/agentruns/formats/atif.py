@@ -201,11 +201,12 @@ def _turn(doc: dict[str, JsonValue], index: int) -> list[RunStep]:
     return [RunStep(**fields) for fields in ordered]
 
 
-def _read_turn(step: AtifStep) -> list[RunStep]:
-    """A turn's steps, or the turn kept whole when its steps would not give it back."""
-    doc: dict[str, JsonValue] = step.model_dump(mode="json")
-    index = step.step_id - 1
-    del doc["step_id"]
+def _read_turn(doc: dict[str, JsonValue]) -> list[RunStep]:
+    """A turn's steps (its JSON), or the turn kept whole when its steps would not give it
+    back."""
+    step_id = doc.pop("step_id")
+    assert isinstance(step_id, int)
+    index = step_id - 1
     steps = _turn(doc, index)
     if _compose(steps, {}) == doc:
         return steps
@@ -221,7 +222,9 @@ def _read_turn(step: AtifStep) -> list[RunStep]:
 
 
 def _read_steps(steps: list[AtifStep]) -> tuple[RunStep, ...]:
-    return tuple(part for step in steps for part in _read_turn(step))
+    # the turns as JSON in one call into pydantic-core (not one dump per turn)
+    docs: list[dict[str, JsonValue]] = _turns_adapter().dump_python(steps, mode="json")
+    return tuple(part for doc in docs for part in _read_turn(doc))
 
 
 # -- writing turns ---------------------------------------------------------------------------
