@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any, get_args
 
@@ -11,11 +12,13 @@ from pydantic import MISSING, BaseModel
 
 from agentruns import (
     AgentRun,
+    AtifTrajectory,
     Conversion,
     CortexRunJournal,
     LossError,
     PortableRunRecord,
     Run,
+    RunStep,
     convert,
     from_canonical,
     to_canonical,
@@ -157,6 +160,26 @@ def test_an_adapter_built_run_can_be_written_in_any_format() -> None:
     written = from_canonical(run, AgentRun)
     assert written.record.run_id == "r-9"
     assert {d.pointer for d in written.derived} == {"/agent_id"}
+
+
+@pytest.mark.parametrize(
+    ("given", "said"),
+    [
+        ({"run_id": "r-9"}, "run is a dict, not an agentruns.Run"),
+        (Run(steps=[RunStep(kind="message")]), "run.steps is a list, not a tuple"),  # type: ignore[arg-type]
+        (Run(steps=({"kind": "message"},)), "run.steps[0] is a dict, not a RunStep"),  # type: ignore[arg-type]
+        (
+            Run(subagents=(Run(), Run(steps=("x",)))),  # type: ignore[arg-type]
+            "run.subagents[1].steps[0] is a str, not a RunStep",
+        ),
+    ],
+)
+@pytest.mark.parametrize("target", [PortableRunRecord, CortexRunJournal, AgentRun, AtifTrajectory])
+def test_what_is_no_run_is_a_type_error_naming_where(
+    given: object, said: str, target: type[BaseModel]
+) -> None:
+    with pytest.raises(TypeError, match=re.escape(said)):
+        from_canonical(given, target)  # type: ignore[arg-type]
 
 
 @pytest.mark.parametrize("target", [PortableRunRecord, AgentRun])

@@ -381,15 +381,42 @@ def _walk_unread(
 def from_canonical(run: Run, to: type[M]) -> Written[M]:
     """Write a canonical run (built by an adapter, say) in a format.
 
-    Raises ``FormatError`` for a model of no registered format and ``ConversionError`` when no
-    record of the format can hold the run."""
+    Raises ``FormatError`` for a model of no registered format, ``ConversionError`` when no
+    record of the format can hold the run, and ``TypeError`` for what is no ``Run`` (a dict,
+    or a run whose steps or subagents are not ``RunStep`` and ``Run`` values): said here,
+    not as an attribute missing somewhere inside a writer."""
     target = format_for(to)
+    _check_run(run, "run")
     try:
         return target.write(run)
     except AgentrunsError:
         raise
     except Exception as error:  # a value the format's schema refuses
         raise ConversionError(f"writing {target.name} failed: {_brief(error)}") from error
+
+
+def _check_run(run: object, name: str) -> None:
+    """``TypeError`` unless ``run`` is a ``Run`` whose steps are ``RunStep`` values and whose
+    subagents are runs of the same kind, at any depth (an adapter's run is checked before any
+    writer reads it)."""
+    pending: list[tuple[object, str]] = [(run, name)]
+    while pending:
+        value, where = pending.pop()
+        if not isinstance(value, Run):
+            raise TypeError(f"{where} is a {type(value).__name__}, not an agentruns.Run")
+        for field, kind in (("steps", RunStep), ("subagents", Run)):
+            items = getattr(value, field)
+            if items is MISSING:
+                continue
+            if not isinstance(items, tuple):
+                shown = type(items).__name__
+                raise TypeError(f"{where}.{field} is a {shown}, not a tuple (or MISSING)")
+            for index, item in enumerate(items):
+                if kind is RunStep and not isinstance(item, RunStep):
+                    shown = type(item).__name__
+                    raise TypeError(f"{where}.steps[{index}] is a {shown}, not a RunStep")
+                if kind is Run:
+                    pending.append((item, f"{where}.subagents[{index}]"))
 
 
 # -- carrying ---------------------------------------------------------------------------
