@@ -493,6 +493,23 @@ def test_the_command_list_shows_every_description_whole() -> None:
         assert f"  {name} " in listing
 
 
+def test_import_help_names_every_harness_and_lists_none_of_its_own() -> None:
+    from typing import get_args
+
+    from agentruns._harnesses import HarnessName
+
+    # wide enough that no name is cut at its hyphen
+    shown = (
+        CliRunner()
+        .invoke(main, ["import", "--help"], terminal_width=1000, max_content_width=1000)
+        .output
+    )
+    for name in get_args(HarnessName):
+        assert re.search(rf"(?<![-\w]){re.escape(name)}(?![-\w])", shown), name
+    description = shown.partition("Options:")[0]
+    assert "Claude Code" not in description  # the list is --harness's, from the one table
+
+
 def test_schema_help_lists_the_formats_and_every_option_has_a_description() -> None:
     usage = invoke("schema", "--help").stdout.splitlines()[0]
     listed = usage.partition("{")[2].partition("}")[0].split("|")

@@ -970,7 +970,8 @@ def import_command(
     jobs: int | None,
     max_record_size: int,
 ) -> None:
-    """Make run records from agent transcripts (Claude Code, Codex, Cline, OpenCode)."""
+    """Make run records from agents' session files and transcripts (each harness --harness
+    names, recognized by what a file holds)."""
     from agentruns import transcripts as readers
 
     if harness != "auto":
