@@ -38,6 +38,17 @@ def carried_agentrun() -> dict[str, Any]:
         {"version": 1, "origin": "portable", "fields": {"no_such_field": 1}, "absent": []},
         {"note": "my own data under the reserved name"},
         {"version": 1, "origin": "portable", "fields": {}, "absent": [], "more": True},
+        {"version": 2, "origin": "cortex", "fields": {}, "absent": []},  # no steps: not 2
+        {"version": 1, "origin": "cortex", "fields": {}, "absent": [], "steps": []},
+        {"version": 2, "origin": "cortex", "fields": {"steps": []}, "absent": [], "steps": []},
+        {"version": 2, "origin": "cortex", "fields": {}, "absent": [], "steps": [{"kind": "x"}]},
+        {
+            "version": 2,
+            "origin": "cortex",
+            "fields": {},
+            "absent": [],
+            "steps": [{"fields": {"no_such_field": 1}, "absent": []}],
+        },
     ],
 )
 def test_a_payload_this_version_did_not_write_is_the_users_own_data(
@@ -151,3 +162,66 @@ def test_a_reserved_name_holding_user_data_is_never_overwritten_by_a_carry() -> 
     to_cortex = convert(record, CortexRunJournal)
     back = convert(to_cortex.target, AgentRun)
     assert dumped(back.target)["x-agentruns-carry"] == {"mine": True}
+
+
+def carried_journal_agentrun() -> tuple[CortexRunJournal, dict[str, Any]]:
+    """A journal of several events, and the AgentRun converted from it (AgentRun shows each
+    event as a step, but not that it was an event: that much of each step is carried)."""
+    events = [
+        {"type": "lock_acquired", "at": "2026-09-01T08:00:01Z", "worker_pid": 4242},
+        {"type": "note", "message": "half way", "at": "2026-09-01T08:05:00Z"},
+        {
+            "type": "done",
+            "status": "completed",
+            "message": "Docs updated.",
+            "at": "2026-09-01T08:12:30Z",
+        },
+    ]
+    journal = CortexRunJournal.model_validate(fixture("cortex") | {"events": events})
+    return journal, dumped(convert(journal, AgentRun).target)
+
+
+def test_steps_the_target_shows_in_part_are_carried_as_what_it_does_not_show() -> None:
+    journal, document = carried_journal_agentrun()
+    payload = document["x-agentruns-carry"]
+    assert payload["version"] == 2
+    assert "steps" not in payload["fields"]
+    assert len(payload["steps"]) == len(document["steps"])
+    for patch in payload["steps"]:
+        assert patch is None or "input" not in patch["fields"]  # what the step shows stays out
+    back = convert(AgentRun.model_validate(document), CortexRunJournal)
+    assert back.losses == ()
+    assert dumped(back.target) == dumped(journal)
+
+
+def test_a_payload_of_the_first_version_carrying_whole_steps_is_still_read() -> None:
+    from agentruns.conversion import _carry_payload
+
+    journal, document = carried_journal_agentrun()
+    first = document["x-agentruns-carry"]
+    names = [*first["fields"], *first["absent"], "steps"]
+    document["x-agentruns-carry"] = _carry_payload("cortex", to_canonical(journal), names)
+    assert document["x-agentruns-carry"]["version"] == 1
+    assert "steps" in document["x-agentruns-carry"]["fields"]
+    back = convert(AgentRun.model_validate(document), CortexRunJournal)
+    assert back.losses == ()
+    assert dumped(back.target) == dumped(journal)
+
+
+def test_carried_steps_that_no_longer_pair_with_the_records_are_reported_not_applied() -> None:
+    _, document = carried_journal_agentrun()
+    del document["steps"][0]  # edited after the carry was written
+    record = AgentRun.model_validate(document)
+    result = convert(record, CortexRunJournal)
+    (ignored,) = [loss for loss in result.losses if loss.pointer == "/x-agentruns-carry"]
+    assert "cannot be read" in ignored.reason
+    assert "steps: 3 carried for the record's 2" in ignored.reason
+
+
+def test_a_carried_step_value_of_the_wrong_type_is_reported_not_raised() -> None:
+    _, document = carried_journal_agentrun()
+    patched = next(p for p in document["x-agentruns-carry"]["steps"] if p is not None)
+    patched["fields"]["index"] = "first"
+    result = convert(AgentRun.model_validate(document), CortexRunJournal)
+    (ignored,) = [loss for loss in result.losses if loss.pointer == "/x-agentruns-carry"]
+    assert "/fields/index" in ignored.reason

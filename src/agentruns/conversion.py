@@ -13,7 +13,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import replace
-from functools import cache
+from functools import cache, partial
 from typing import TYPE_CHECKING, Any, TypeVar, overload
 
 from pydantic import MISSING, BaseModel, JsonValue
@@ -24,6 +24,7 @@ from agentruns.canonical import FIELDS, Run, RunStep
 from agentruns.errors import AgentrunsError, ConversionError, FormatError, LossError
 from agentruns.formats._base import (
     CARRY_PROPERTY,
+    CARRY_STEPS_VERSION,
     CARRY_VERSION,
     WHOLE,
     CarryPlace,
@@ -221,6 +222,8 @@ def _read_with_carry(fmt: Format[M], record: M) -> tuple[Run, list[Loss]]:
     where = fmt.carried_at(record)
     try:
         carried = _carried_fields(payload)
+        if "steps" in payload:  # carried as what the record does not show of each step
+            carried["steps"] = _patched_steps(run.steps, payload["steps"])
     except ValueError as error:
         return run, [Loss(where, f"carried data that cannot be read is ignored: {error}")]
     if not carried:
@@ -237,7 +240,9 @@ def _read_with_carry(fmt: Format[M], record: M) -> tuple[Run, list[Loss]]:
     kept = {name: value for name, value in carried.items() if name not in conflicts}
     losses = [
         Loss(
-            f"{where}/fields/{name}",
+            f"{where}/steps"
+            if name == "steps" and "steps" in payload
+            else f"{where}/fields/{name}",
             f"the carried {name} contradicts the record's own value, which is kept",
         )
         for name in conflicts
@@ -295,7 +300,7 @@ def _convert(
     returned = source.read(source.write(back).record)
     differing = [name for name in unheld if getattr(returned, name) != getattr(run, name)]
     if differing:
-        kept, uncarried = _carried(target, result, source.name, run, differing)
+        kept, uncarried = _carried(target, result, source.name, run, differing, back)
         if kept is None:
             uncarried = differing
         else:
@@ -429,11 +434,89 @@ def _run_adapter() -> TypeAdapter[Run]:
     return TypeAdapter(Run)
 
 
-def _carry_payload(origin: str, run: Run, names: list[str]) -> dict[str, JsonValue]:
+@cache
+def _step_adapter() -> TypeAdapter[RunStep]:
+    from pydantic import TypeAdapter
+
+    return TypeAdapter(RunStep)
+
+
+def _carry_payload(
+    origin: str, run: Run, names: list[str], shown: Run | None = None
+) -> dict[str, JsonValue]:
+    """The payload carrying ``names`` of ``run``. ``shown``: the run as the target shows it
+    without a carry; where its steps pair with the run's, the steps are carried as what the
+    target does not show of each (a version 2 payload), not whole: a step whose name and
+    time come back but not its kind costs its kind, not its kilobytes of input and output."""
+    patch = None
+    if "steps" in names and shown is not None:
+        patch = _step_patch(run.steps, shown.steps)
+    if patch is not None:
+        names = [name for name in names if name != "steps"]
     present = {name for name in names if getattr(run, name) is not MISSING}
     values: dict[str, JsonValue] = _run_adapter().dump_python(run, mode="json", include=present)
     absent: list[JsonValue] = [name for name in names if name not in present]
-    return {"version": CARRY_VERSION, "origin": origin, "fields": values, "absent": absent}
+    payload: dict[str, JsonValue] = {
+        "version": CARRY_VERSION if patch is None else CARRY_STEPS_VERSION,
+        "origin": origin,
+        "fields": values,
+        "absent": absent,
+    }
+    if patch is not None:
+        payload["steps"] = patch
+    return payload
+
+
+def _step_patch(
+    steps: tuple[RunStep, ...] | MISSING, shown: tuple[RunStep, ...] | MISSING
+) -> list[JsonValue] | None:
+    """Per step, what ``shown``'s step lacks of it (``null``: nothing), or None when the
+    steps do not pair (the target keeps another number of them, or none)."""
+    if not isinstance(steps, tuple) or not isinstance(shown, tuple) or len(steps) != len(shown):
+        return None
+    patch: list[JsonValue] = []
+    adapter = _step_adapter()
+    for step, kept in zip(steps, shown, strict=True):
+        if step == kept:
+            patch.append(None)
+            continue
+        differing = [name for name in _STEP_FIELDS if getattr(step, name) != getattr(kept, name)]
+        present = {name for name in differing if getattr(step, name) is not MISSING}
+        values: dict[str, JsonValue] = adapter.dump_python(step, mode="json", include=present)
+        absent: list[JsonValue] = [name for name in differing if name not in present]
+        patch.append({"fields": values, "absent": absent})
+    return patch
+
+
+def _patched_steps(steps: tuple[RunStep, ...] | MISSING, patch: JsonValue) -> tuple[RunStep, ...]:
+    """The record's own steps with a version 2 payload's patch applied; ValueError when the
+    patch does not pair with them (the record was edited) or its values do not validate."""
+    from pydantic import ValidationError
+
+    own = steps if isinstance(steps, tuple) else ()
+    assert isinstance(patch, list)
+    if len(patch) != len(own):
+        raise ValueError(f"steps: {len(patch)} carried for the record's {len(own)}")
+    adapter = _step_adapter()
+    patched: list[RunStep] = []
+    for index, (step, change) in enumerate(zip(own, patch, strict=True)):
+        if change is None:
+            patched.append(step)
+            continue
+        assert isinstance(change, dict)
+        fields, absent = change["fields"], change["absent"]
+        assert isinstance(fields, dict)
+        assert isinstance(absent, list)
+        try:
+            restored = adapter.validate_python({"kind": step.kind, **fields})
+        except ValidationError as error:
+            first = error.errors(include_url=False)[0]
+            at = "/".join(str(part) for part in first["loc"])
+            raise ValueError(f"steps/{index}/fields/{at}: {first['msg']}") from None
+        update: dict[str, Any] = {name: getattr(restored, name) for name in fields}
+        update.update({str(name): MISSING for name in absent})
+        patched.append(replace(step, **update))
+    return tuple(patched)
 
 
 def _carried_fields(payload: dict[str, JsonValue]) -> dict[str, Any]:
@@ -457,27 +540,32 @@ def _carried_fields(payload: dict[str, JsonValue]) -> dict[str, Any]:
 
 
 def _carried(
-    target: Format[Any], record: BaseModel, origin: str, run: Run, names: list[str]
+    target: Format[Any],
+    record: BaseModel,
+    origin: str,
+    run: Run,
+    names: list[str],
+    shown: Run | None = None,
 ) -> tuple[BaseModel | None, list[str]]:
     """The record carrying ``names`` (None where the format has no place), and the names it
     could not carry: a value nested too deep for the target's models to hold is left out
-    and reported, the others are still carried."""
+    and reported, the others are still carried. ``shown``: the run the record shows (its
+    steps are then carried as what it does not show of each)."""
+    payload = partial(_carry_payload, origin, run, shown=shown)
     try:
-        return target.carry(record, _carry_payload(origin, run, names)), []
+        return target.carry(record, payload(names)), []
     except (ValueError, RecursionError):  # some value nests too deep to carry
         pass
     fits = []
     for name in names:
         try:
-            target.carry(record, _carry_payload(origin, run, [name]))
+            target.carry(record, payload([name]))
             fits.append(name)
         except (ValueError, RecursionError):
             continue
     uncarried = [name for name in names if name not in fits]
     try:
-        return (
-            target.carry(record, _carry_payload(origin, run, fits)) if fits else record
-        ), uncarried
+        return (target.carry(record, payload(fits)) if fits else record), uncarried
     except (ValueError, RecursionError):  # together too deep after all: carry none
         return record, names
 

@@ -6,6 +6,7 @@ it so that no format imports the module that registers and converts them."""
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, Literal, TypeVar
 
@@ -13,7 +14,7 @@ from pydantic import BaseModel, JsonValue
 
 from agentruns._pointer import escape
 from agentruns._results import Derived, Written
-from agentruns.canonical import FIELDS, Run
+from agentruns.canonical import FIELDS, Run, RunStep
 
 if TYPE_CHECKING:
     # the tables are imported with the first format that has one (``import agentruns``
@@ -22,6 +23,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "CARRY_PROPERTY",
+    "CARRY_STEPS_VERSION",
     "CARRY_VERSION",
     "WHOLE",
     "CarryPlace",
@@ -37,6 +39,12 @@ __all__ = [
 M = TypeVar("M", bound=BaseModel)
 
 CARRY_VERSION = 1
+"""The payload's version when no steps are carried as a patch (what every version read)."""
+
+CARRY_STEPS_VERSION = 2
+"""The payload's version when it carries the steps as what the record does not show of each
+(a ``steps`` list beside ``fields``: per step ``null``, or ``{"fields", "absent"}`` in the
+terms of ``agentruns.RunStep``)."""
 
 CARRY_PROPERTY = "x-agentruns-carry"
 """The property name under which a format with a free-form object keeps carried data (an
@@ -44,26 +52,49 @@ CARRY_PROPERTY = "x-agentruns-carry"
 
 
 _CARRY_KEYS = frozenset({"version", "origin", "fields", "absent"})
+_STEPS_KEYS = _CARRY_KEYS | {"steps"}
 
 
 def is_carry(value: JsonValue) -> bool:
     """Whether a value has the shape of a payload this version writes (not whether its
     values validate): formats read any other value under their reserved name as user data."""
-    if not isinstance(value, dict) or set(value) != _CARRY_KEYS:
+    if not isinstance(value, dict) or type(value.get("version")) is not int:
         return False
-    fields, absent = value["fields"], value["absent"]
+    version = value["version"]
+    if not (
+        (version == CARRY_VERSION and value.keys() == _CARRY_KEYS)
+        or (version == CARRY_STEPS_VERSION and value.keys() == _STEPS_KEYS)
+    ):
+        return False
+    steps = value.get("steps", [])
     return (
-        value["version"] == CARRY_VERSION
-        and type(value["version"]) is int
-        and isinstance(value["origin"], str)
-        and isinstance(fields, dict)
-        and all(name in _FIELD_SET for name in fields)
+        isinstance(value["origin"], str)
+        and _names(value["fields"], value["absent"], _FIELD_SET)
+        and (version == CARRY_VERSION or "steps" not in value["fields"])  # type: ignore[operator]
+        and isinstance(steps, list)
+        and all(
+            step is None
+            or (
+                isinstance(step, dict)
+                and step.keys() == {"fields", "absent"}
+                and _names(step["fields"], step["absent"], _STEP_FIELD_SET)
+            )
+            for step in steps
+        )
+    )
+
+
+def _names(fields: JsonValue, absent: JsonValue, known: frozenset[str]) -> bool:
+    return (
+        isinstance(fields, dict)
+        and all(name in known for name in fields)
         and isinstance(absent, list)
-        and all(isinstance(name, str) and name in _FIELD_SET for name in absent)
+        and all(isinstance(name, str) and name in known for name in absent)
     )
 
 
 _FIELD_SET = frozenset(FIELDS)
+_STEP_FIELD_SET = frozenset(field.name for field in dataclasses.fields(RunStep))
 
 
 Use = Literal["read", "lost"]
