@@ -292,7 +292,7 @@ def _generate(schema: JsonObject, class_name: str, source: ModelSource) -> objec
         aliases=field_aliases(schema) or None,
         allow_remote_refs=False,
         strict_refs=True,
-        # rules no type can carry (see normalize.py) become the model's published allOf
+        # rules no type can carry (schema_passes/lift_rules.py) are the published allOf
         model_extra_keys_without_x_prefix={"x-allOf"},
     )
 

@@ -3,7 +3,7 @@ reference table.
 
 ``Name = TypeAliasType("Name", T)`` becomes ``TypeAliasType("Name", Annotated[T,
 SchemaRule({...}, REFS)])``: the type keeps what the generator renders exactly and the rule
-checks the rest (see ``normalize._enforce_exactly``). ``REFS`` is one module-level table of the
+checks the rest (see ``schema_passes.exactness``). ``REFS`` is one module-level table of the
 subschemas the rules reach by ``$ref`` (recursion is by name there); model validators that
 check lifted rules get it too. A rule whose alias is not found is an error: dropping it would
 loosen the model in silence.
