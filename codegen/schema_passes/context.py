@@ -62,6 +62,12 @@ ANNOTATION_ONLY = frozenset(
     }
 )
 
+CHECKED_FORMATS = frozenset(
+    {"date", "time", "duration", "uuid", "json-pointer", "ipv4", "ipv6", "regex"}
+)
+"""Formats asserted by a rule (``_json._format_ok``): the JSON Structure types among them.
+Any other format is an annotation (see ``exactness._loose_keywords``)."""
+
 
 ROOT_RULE = ""
 """The key of ``Normalized.rules`` for a rule on the root type."""
@@ -89,16 +95,11 @@ class Context:
         self.taken_names = titles(schema) | set(RESERVED_DEFINITIONS)
         self.backtracking: set[str] = set()  # patterns left to the backtracking matcher
         dialect = schema.get("$schema")
-        self.draft7 = not (
-            isinstance(dialect, str) and ("2019-09" in dialect or "2020-12" in dialect)
-        )
+        later = isinstance(dialect, str) and ("2019-09" in dialect or "2020-12" in dialect)
+        self.draft7 = not later
         # uuid and duration are formats of 2019-09 on (and JSON Structure types); in a
         # draft-07 document they are unknown formats, which draft-07 treats as annotations
-        self.checked_formats = (
-            CHECKED_FORMATS
-            if isinstance(dialect, str) and ("2019-09" in dialect or "2020-12" in dialect)
-            else CHECKED_FORMATS - {"uuid", "duration"}
-        )
+        self.checked_formats = CHECKED_FORMATS if later else CHECKED_FORMATS - {"uuid", "duration"}
 
     def json_value_ref(self) -> JsonObject:
         self.uses_json_value = True
@@ -210,13 +211,6 @@ class Context:
             and isinstance(title := sub.get("title"), str)
             and title in self.rules
         }
-
-
-CHECKED_FORMATS = frozenset(
-    {"date", "time", "duration", "uuid", "json-pointer", "ipv4", "ipv6", "regex"}
-)
-"""Formats asserted by a rule (``_json._format_ok``): the JSON Structure types among them.
-Any other format is an annotation (see ``_loose_keywords``)."""
 
 
 RESERVED_DEFINITIONS = frozenset({JSON_VALUE, *FORMAT_TYPES.values()})

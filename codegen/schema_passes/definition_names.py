@@ -33,7 +33,7 @@ def safe_definition_names(ctx: Context) -> None:
             defs = node.get(key)
             if isinstance(defs, dict):
                 _safe_names_of(ctx, at, key, defs, renames)
-    _rewrite_refs(ctx, ctx.root, renames)
+    _rewrite_refs(ctx.root, renames)
     _safe_titles(ctx)
 
 
@@ -84,7 +84,7 @@ def _safe_titles(ctx: Context) -> None:
         ctx.sink.warn(at + "/title", f"title {title!r} is named {new!r} in the generated code")
 
 
-def _rewrite_refs(ctx: Context, node: Json, renames: dict[tuple[str, ...], str]) -> None:
+def _rewrite_refs(node: Json, renames: dict[tuple[str, ...], str]) -> None:
     """Every JSON-pointer ``$ref`` spelled plainly, through the renamed definitions
     (``renames``: the original tokens up to a definition's name -> its new name)."""
     for schema in walk.subschemas(node):
