@@ -27,6 +27,8 @@ from itertools import chain, islice
 from types import TracebackType
 from typing import TYPE_CHECKING, Generic, TypeVar
 
+from agentruns._depth import make_room
+
 if TYPE_CHECKING:
     from concurrent.futures import Future, ProcessPoolExecutor
 
@@ -238,6 +240,7 @@ def _worker_setup(parent: int) -> None:
     """
     for number in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
         signal.signal(number, signal.SIG_IGN)
+    make_room()  # forked workers have it already; spawned ones start at Python's default
     if sys.platform == "linux":
         import ctypes
 

@@ -25,6 +25,7 @@ from typing import IO, TYPE_CHECKING, Any, NoReturn
 import click
 
 from agentruns._compression import compression_of
+from agentruns._depth import make_room
 from agentruns._output import Output, Records, writes_lines
 from agentruns._report import OUTPUT_FORMATS, Kind, OutputFormat, Reporter, emit, showing
 from agentruns._serialize import json_chunks
@@ -319,6 +320,7 @@ class _Commands(click.Group):
 @click.version_option(package_name="agentruns")
 def main() -> None:
     """The command line: one subcommand per job (its --help says how)."""
+    make_room()  # what the models validate, every command follows (agentruns._depth)
     _with_plugins()
 
 

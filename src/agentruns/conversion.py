@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, TypeVar, overload
 
 from pydantic import MISSING, BaseModel, JsonValue
 
+from agentruns._depth import ROOM, make_room
 from agentruns._pointer import escape
 from agentruns._results import Conversion, Derived, Loss, Written
 from agentruns.canonical import FIELDS, Run, RunStep
@@ -204,7 +205,15 @@ def to_canonical(record: BaseModel) -> Run:
     ignored here; ``convert`` reports them as losses.
     """
     fmt = format_for(type(record))
-    return _read_with_carry(fmt, record)[0]
+    make_room()
+    try:
+        return _read_with_carry(fmt, record)[0]
+    except AgentrunsError:
+        raise
+    except RecursionError as error:
+        raise ConversionError(f"reading {fmt.name} failed: {_TOO_DEEP}") from error
+    except Exception as error:  # a reader met a value it cannot take
+        raise ConversionError(f"reading {fmt.name} failed: {_brief(error)}") from error
 
 
 def _read_with_carry(fmt: Format[M], record: M) -> tuple[Run, list[Loss]]:
@@ -268,10 +277,15 @@ def convert(
     """
     source = format_for(type(record))
     target = resolve(to)
+    make_room()
     try:
         return _convert(source, target, record, strict=strict)
     except AgentrunsError:
         raise
+    except RecursionError as error:
+        raise ConversionError(
+            f"converting {source.name} to {target.name} failed: {_TOO_DEEP}"
+        ) from error
     except Exception as error:  # a reader or writer met a value it cannot take
         raise ConversionError(
             f"converting {source.name} to {target.name} failed: {_brief(error)}"
@@ -302,11 +316,14 @@ def _convert(
     if differing:
         kept, uncarried = _carried(target, result, source.name, run, differing, back)
         if kept is None:
-            uncarried = differing
+            uncarried, too_deep = differing, False
         else:
-            result = kept
+            result, too_deep = kept, True  # a place, and what it could not take nests too deep
         for name in uncarried:
-            losses += _losses(source, target, name, run, returned, written.derived)
+            lost = _losses(source, target, name, run, returned, written.derived)
+            if too_deep and getattr(run, name) is not MISSING:
+                lost = [replace(loss, reason=f"{loss.reason}{_TOO_DEEP_TO_CARRY}") for loss in lost]
+            losses += lost
     if strict and losses:
         raise LossError(source.name, target.name, _in_order(losses))
     return Conversion(result, _in_order(losses), written.derived)
@@ -392,10 +409,13 @@ def from_canonical(run: Run, to: type[M]) -> Written[M]:
     not as an attribute missing somewhere inside a writer."""
     target = format_for(to)
     _check_run(run, "run")
+    make_room()
     try:
         return target.write(run)
     except AgentrunsError:
         raise
+    except RecursionError as error:
+        raise ConversionError(f"writing {target.name} failed: {_TOO_DEEP}") from error
     except Exception as error:  # a value the format's schema refuses
         raise ConversionError(f"writing {target.name} failed: {_brief(error)}") from error
 
@@ -552,22 +572,60 @@ def _carried(
     and reported, the others are still carried. ``shown``: the run the record shows (its
     steps are then carried as what it does not show of each)."""
     payload = partial(_carry_payload, origin, run, shown=shown)
+    carry = partial(_carry, target, record, deep=_nests(run, _DEEP_SUBAGENTS))
     try:
-        return target.carry(record, payload(names)), []
+        return carry(payload(names)), []
     except (ValueError, RecursionError):  # some value nests too deep to carry
         pass
     fits = []
     for name in names:
         try:
-            target.carry(record, payload([name]))
+            carry(payload([name]))
             fits.append(name)
         except (ValueError, RecursionError):
             continue
     uncarried = [name for name in names if name not in fits]
     try:
-        return (target.carry(record, payload(fits)) if fits else record), uncarried
+        return (carry(payload(fits)) if fits else record), uncarried
     except (ValueError, RecursionError):  # together too deep after all: carry none
         return record, names
+
+
+_DEEP_SUBAGENTS = 16
+"""Subagent levels from which a carried record is serialized once to prove that it can be:
+the payload holds the subagents again, below its place in the record, and pydantic-core's
+serializer stops at 255 levels from the root (an ATIF trajectory with 150
+levels of subagents carried into AgentRun could not be dumped). Shallower runs cannot come
+near it and pay nothing."""
+
+
+def _carry(
+    target: Format[Any], record: BaseModel, payload: dict[str, JsonValue], *, deep: bool
+) -> BaseModel | None:
+    """``target.carry``, and for a deep run proof that the result serializes (a
+    ``ValueError`` when it does not, as for a payload that cannot be made)."""
+    kept = target.carry(record, payload)
+    if deep and kept is not None:
+        kept.model_dump_json()  # PydanticSerializationError is a ValueError
+    return kept
+
+
+def _nests(run: Run, levels: int) -> bool:
+    """Whether ``run``'s subagents nest ``levels`` deep (a walk of the subagents alone)."""
+    pending = [(run, 0)]
+    while pending:
+        current, depth = pending.pop()
+        if depth >= levels:
+            return True
+        if isinstance(current.subagents, tuple):
+            pending.extend((child, depth + 1) for child in current.subagents)
+    return False
+
+
+_TOO_DEEP_TO_CARRY = (
+    ", and it nests too deep to be carried in the record (past the 255 levels pydantic-core "
+    "serializes)"
+)
 
 
 def _in_order(losses: list[Loss]) -> tuple[Loss, ...]:
@@ -581,6 +639,9 @@ def _pointer_key(pointer: str) -> tuple[tuple[int, int, str], ...]:
         (0, int(part), "") if part.isascii() and part.isdigit() else (1, 0, part)
         for part in pointer.split("/")[1:]
     )
+
+
+_TOO_DEEP = f"the run nests deeper than {ROOM} Python frames can follow"
 
 
 def _brief(error: BaseException) -> str:

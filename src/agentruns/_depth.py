@@ -1,0 +1,30 @@
+"""The one depth policy: what the models validate, every reader and writer handles.
+
+The generated models accept records nested up to pydantic-core's guard (about 250 levels of a
+recursive model: an ATIF trajectory with 251 levels of subagents validates, one with 252 does
+not). The readers and writers recurse into subagents with about six Python frames a level, so
+Python's default limit (1,000 frames) ended them near 160 levels with a ``RecursionError``: a
+record ``validate`` accepted was refused by ``convert``, and ``show`` crashed on it.
+
+``make_room`` raises the interpreter's limit to ``ROOM`` (never lowers it), which holds the
+guard's depth twice over through every command (measured: 2,000 frames are enough at 251
+ATIF levels) while staying far inside the 8 MiB C stack of a Linux main thread. It is called
+where records enter: the command, its worker processes, and the library's conversion
+functions. Past the guard a record is the models' refusal, the same in every command.
+"""
+
+from __future__ import annotations
+
+import sys
+
+__all__ = ["ROOM", "make_room"]
+
+ROOM = 4000
+"""Python frames the readers and writers may use (twice what the models' deepest record
+needs)."""
+
+
+def make_room() -> None:
+    """Raise the recursion limit to ``ROOM`` if it is lower (a higher one is left alone)."""
+    if sys.getrecursionlimit() < ROOM:
+        sys.setrecursionlimit(ROOM)
