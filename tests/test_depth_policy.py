@@ -52,7 +52,7 @@ def _write(path: Path, value: JsonValue) -> Path:
 
 
 def _read(path: Path) -> JsonValue:
-    """The document as ``validate`` reads it (pydantic's own JSON parser stops at 200 levels
+    """The document as ``validate`` reads it (pydantic's own JSON parser stops past 201 levels
     of nesting, before the models' guard)."""
     value: JsonValue = json.loads(path.read_text())
     return value
