@@ -36,6 +36,23 @@ def test_detect_names_a_session_files_harness_once(session: Path) -> None:
     assert "unknown format" not in out
 
 
+@pytest.mark.parametrize("suffix", [".data", ".txt", ".json", ""])
+@pytest.mark.parametrize("session", SESSIONS, ids=lambda p: p.name)
+def test_a_session_file_under_another_extension_is_the_same_session(
+    session: Path, suffix: str, tmp_path: Path
+) -> None:
+    renamed = tmp_path / f"renamed{suffix}"
+    renamed.write_bytes(session.read_bytes())
+    harness = _run("detect", str(session))[1].split(": ", 1)[1]
+    code, out, _ = _run("detect", str(renamed))
+    assert code == 0, out
+    assert out.split(": ", 1)[1] == harness
+    own = _run("stats", "--output-format", "json", "--no-cache", str(session))
+    other = _run("stats", "--output-format", "json", "--no-cache", str(renamed))
+    assert other[0] == own[0] == 0
+    assert other[1].replace(str(renamed), str(session)) == own[1]
+
+
 @pytest.mark.parametrize("session", SESSIONS, ids=lambda p: p.name)
 def test_validate_says_once_that_a_session_file_holds_no_records(session: Path) -> None:
     code, out, err = _run("validate", str(session))

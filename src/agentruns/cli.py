@@ -793,11 +793,14 @@ def _session_file(name: str) -> str | None:
             records.close()  # the file closed now, not whenever the reader is collected
     except (AgentrunsError, OSError):
         return None
-    if first is None or first.error is not None:
-        return None  # nothing to tell by, or unreadable: the command's reading says so
-    _, model, _ = read_model(first, "auto")
-    if model is not None:
-        return None  # run records
+    if first is None:
+        return None  # nothing to tell by
+    if first.error is None:
+        _, model, _ = read_model(first, "auto")
+        if model is not None:
+            return None  # run records
+    # else no JSON document read by its name (JSON Lines named .txt or .data, say): what it
+    # holds says whether a harness wrote it; if none did, the command's reading says why
     from agentruns.transcripts import detect
 
     try:
