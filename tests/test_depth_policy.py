@@ -97,6 +97,7 @@ def test_past_the_models_guard_every_command_refuses_the_record_as_validate_does
     result = CliRunner().invoke(main, [*args, str(deep_files[GUARD + 1])])
     assert result.exit_code == 1, result.output
     assert "subagent_trajectories/0/subagent_trajectories/0" in result.output
+    assert "nested too deep to validate" in result.output
     assert "internal error" not in result.output
 
 

@@ -457,8 +457,12 @@ def error_pointers(error: ValidationError, value: JsonValue) -> list[tuple[str, 
                 tokens.append(step)  # the key that is missing or not allowed
         pointer = join(tokens)
         message = item["msg"]
-        if item["type"] == "invalid-json-value" and _depth(node, _TOO_DEEP) >= _TOO_DEEP:
-            # pydantic-core's recursion guard, behind the JSON value's own error
+        if item["type"] == "recursion_depth_exceeded" or (
+            item["type"] == "invalid-json-value"
+            and len(tokens) + _depth(node, _TOO_DEEP) >= _TOO_DEEP
+        ):
+            # pydantic-core's recursion guard, behind the JSON value's own error (counted
+            # from the record's root: a value shallow in itself, deep in the record)
             message = f"nested too deep to validate (more than {_TOO_DEEP} levels)"
         found.append((pointer, message))
     return found
