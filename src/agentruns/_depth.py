@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import sys
 
-__all__ = ["ROOM", "make_room"]
+__all__ = ["DEEP", "ROOM", "make_room", "nests"]
 
 ROOM = 4000
 """Python frames the readers and writers may use (twice what the models' deepest record
@@ -28,3 +28,25 @@ def make_room() -> None:
     """Raise the recursion limit to ``ROOM`` if it is lower (a higher one is left alone)."""
     if sys.getrecursionlimit() < ROOM:
         sys.setrecursionlimit(ROOM)
+
+
+DEEP = 128
+"""Levels from which a value a model refuses as no JSON value is taken as refused for its
+depth (pydantic-core's guard stops near 255 levels; no other refusal of a JSON value needs
+half as many): a writer then leaves the value out and the conversion reports it lost at its
+own pointer, where another refusal is the run's."""
+
+
+def nests(value: object, levels: int = DEEP) -> bool:
+    """Whether ``value`` (JSON as Python data) holds lists or objects ``levels`` deep: a walk
+    with a stack of its own, so the depth it meets costs no Python frames."""
+    pending: list[tuple[object, int]] = [(value, 0)]
+    while pending:
+        current, depth = pending.pop()
+        if depth >= levels:
+            return True
+        if isinstance(current, dict):
+            pending.extend((item, depth + 1) for item in current.values())
+        elif isinstance(current, list | tuple):
+            pending.extend((item, depth + 1) for item in current)
+    return False

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, TypeVar, overload
 
 from pydantic import MISSING, BaseModel, JsonValue
 
-from agentruns._depth import ROOM, make_room
+from agentruns._depth import DEEP, ROOM, make_room, nests
 from agentruns._pointer import escape
 from agentruns._results import Conversion, Derived, Loss, Written
 from agentruns.canonical import FIELDS, Run, RunStep
@@ -720,6 +720,11 @@ def step_losses(
             at = locate(index, name, None) or where
             if value is MISSING:
                 reason = f"{target} cannot say that step {index}'s {name} is absent"
+            elif shown is MISSING and nests(value):
+                reason = (
+                    f"{target} cannot hold step {index}'s {name}: it nests {DEEP} levels or "
+                    "more, past what pydantic-core validates"
+                )
             elif shown is MISSING:
                 reason = f"{target} has no place for step {index}'s {name}"
             else:

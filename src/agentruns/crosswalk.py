@@ -23,6 +23,7 @@ from typing import Any, Final, Generic, Literal, TypeVar
 
 from pydantic import MISSING, BaseModel, JsonValue, ValidationError
 
+from agentruns._depth import nests
 from agentruns._pointer import escape
 from agentruns._results import Derived
 from agentruns.canonical import Run
@@ -453,18 +454,34 @@ class Crosswalk(Generic[M, K]):
             if value is not MISSING and takes(value):  # only what reading takes back
                 fields[key] = value
 
-    def _make(self, fields: dict[str, object]) -> M:
-        """The model of ``fields``; a value kept in a named extra property that the model
-        cannot hold (nested deeper than pydantic validates) is left out, so the trip back
-        finds it missing and reports it lost, as a value too deep to carry is."""
-        try:
-            return self.model(**fields)
-        except ValidationError as error:
-            named = self.extras.named if self.extras is not None else {}
-            refused = {str(e["loc"][0]) for e in error.errors() if e["loc"]}
-            if not refused or not refused <= set(named):
-                raise
-            return self.model(**{k: v for k, v in fields.items() if k not in refused})
+    def _remake(self, fields: dict[str, object], error: ValidationError) -> M:
+        """The model of ``fields`` that the model refused (``error``), without the values it
+        can be made without: a named extra property it cannot hold, and a value in an
+        optional field refused only for nesting deeper than pydantic-core validates (a tool's
+        arguments 260 levels deep). The trip back finds them missing, so the conversion
+        carries each or reports it lost at its own pointer (the one depth policy,
+        ``agentruns._depth``). Any other refusal is the run's, raised as it was."""
+        named = self.extras.named if self.extras is not None else {}
+        refused: dict[str, list[str]] = {}
+        for item in error.errors(include_url=False):
+            if item["loc"]:
+                refused.setdefault(str(item["loc"][0]), []).append(item["type"])
+        if not refused or not all(
+            name in named or self._too_deep(name, fields.get(name), kinds)
+            for name, kinds in refused.items()
+        ):
+            raise error
+        return self.model(**{k: v for k, v in fields.items() if k not in refused})
+
+    def _too_deep(self, name: str, value: object, kinds: list[str]) -> bool:
+        """Whether the optional field ``name`` was refused for its value's depth alone."""
+        info = self.model.model_fields.get(name)
+        return (
+            info is not None
+            and not info.is_required()
+            and not _DEPTH_ERRORS.isdisjoint(kinds)
+            and nests(value)
+        )
 
     def _plan(self) -> _Compiled[M, K]:
         compiled = self._compiled
@@ -509,6 +526,11 @@ class Crosswalk(Generic[M, K]):
             for row in table.rows:
                 if row.whole:
                     yield table.model, row.field
+
+
+_DEPTH_ERRORS = frozenset({"invalid-json-value", "recursion_depth_exceeded"})
+"""What pydantic-core says of a value past its recursion guard (the first behind a JSON
+value's own error)."""
 
 
 def _first_paragraph(doc: str | None) -> str:
@@ -636,8 +658,13 @@ def _compile(table: Crosswalk[M, K]) -> _Compiled[M, K]:
         held += [f"canonical.{name} is not MISSING" for name, _ in table.extras.named.values()]
     if len(read) == 1:
         read.append("    return None")
-    named = table.extras is not None and bool(table.extras.named)
-    write.append("    return TABLE._make(fields)" if named else "    return MODEL(**fields)")
+    names["INVALID"] = ValidationError
+    write += [
+        "    try:",
+        "        return MODEL(**fields)",
+        "    except INVALID as error:",
+        "        return TABLE._remake(fields, error)",
+    ]
     holds = ["def holds(canonical):", f"    return {' or '.join(held) or 'False'}"]
     source = "\n".join([*read, "", *write, "", *holds]) + "\n"
     exec(compile(source, f"<crosswalk {table.model.__name__}>", "exec"), names)
