@@ -12,9 +12,12 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
+from hypothesis import given
+from hypothesis import strategies as st
 
 import agentruns.transcripts as readers
 from agentruns.cli import main
+from tests._settings import PROPERTY_SETTINGS
 from tests.test_session_import import LOGS
 
 Json = dict[str, Any]
@@ -57,6 +60,7 @@ IN_OWN_TERMS = frozenset(
         "tokens_by_day",
         "tokens_by_month",
         "tokens_by_kind",
+        "tokens_by_model",
         "largest_runs",
     }
 )
@@ -64,7 +68,9 @@ IN_OWN_TERMS = frozenset(
 the format column names the harness (not "atif"); ATIF keeps no failed status of a tool call;
 a record is booked on the day it started, a session call by call; an ATIF subagent keeps no
 cache writes (the import reports its subagents lost); sessions are priced call by call,
-records (which keep no calls' usage) are not. Everything else is the same."""
+records (which keep no calls' usage) are not, and a session books each call's tokens under
+the model it was made with where a record keeps one model a run. Everything else is the
+same."""
 
 
 def _copy(tmp_path: Path) -> Path:
@@ -258,3 +264,68 @@ def test_a_subagents_tokens_are_counted_under_its_own_model() -> None:
     assert by_model["claude-opus-4-6"] == 481_656
     spent = sum(entry["tokens"] for entry in shown["tokens_by_day"])
     assert sum(by_model.values()) == spent
+
+
+def _by_model(shown: Json) -> dict[str, int]:
+    return {entry["name"]: entry["tokens"] for entry in shown["tokens_by_model"]}
+
+
+def test_a_session_that_switches_models_books_each_call_under_its_own_model() -> None:
+    """ccl's edge cases: three calls on Claude 3 Sonnet (670 tokens) and one on Sonnet 4
+    (253), as ccusage breaks them down and as each is priced; the run was counted whole under
+    its main model."""
+    shown = _stats("--no-cache", str(LOGS / "claude-session" / "ccl-edge_cases.jsonl"))
+    assert _by_model(shown) == {"claude-3-sonnet-20240229": 670, "claude-sonnet-4": 253}
+
+
+_MODELS = ("claude-opus-4-6", "claude-sonnet-4-5-20250929", "claude-haiku-4-5-20251001")
+
+
+@PROPERTY_SETTINGS
+@given(
+    calls=st.lists(
+        st.tuples(st.sampled_from(_MODELS), st.integers(0, 10**6), st.integers(0, 10**5)),
+        min_size=1,
+        max_size=8,
+    )
+)
+def test_tokens_by_model_are_a_per_message_count(
+    calls: list[tuple[str, int, int]], tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    """A generated session of calls on any models: the tokens by model are each message's
+    input and output under the model it names (an independent count of the lines), and add
+    up to the run's tokens."""
+    lines: list[Json] = [
+        {
+            "type": "user",
+            "uuid": "u0",
+            "sessionId": "s1",
+            "timestamp": "2026-01-01T00:00:00Z",
+            "message": {"role": "user", "content": "go"},
+        }
+    ]
+    expected: dict[str, int] = {}
+    for number, (model, read, written) in enumerate(calls, start=1):
+        lines.append(
+            {
+                "type": "assistant",
+                "uuid": f"a{number}",
+                "parentUuid": f"a{number - 1}" if number > 1 else "u0",
+                "sessionId": "s1",
+                "timestamp": f"2026-01-01T00:{number:02d}:00Z",
+                "message": {
+                    "id": f"msg_{number}",
+                    "role": "assistant",
+                    "model": model,
+                    "content": [{"type": "text", "text": f"step {number}"}],
+                    "usage": {"input_tokens": read, "output_tokens": written},
+                },
+            }
+        )
+        expected[model] = expected.get(model, 0) + read + written
+    session = tmp_path_factory.mktemp("switching") / "s1.jsonl"
+    session.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    shown = _stats("--no-cache", str(session))
+    by_model = {name: tokens for name, tokens in _by_model(shown).items() if tokens}
+    assert by_model == {name: tokens for name, tokens in expected.items() if tokens}
+    assert sum(_by_model(shown).values()) == sum(expected.values())

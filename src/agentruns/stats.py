@@ -733,8 +733,30 @@ def _facts_of(transcript: Transcript) -> RunFacts:
     its model calls booked each in its quarter hour and priced."""
     facts = RunFacts.of(transcript.run, transcript.harness)
     facts.usage = _usage(transcript.rounds, facts.started)
+    facts.models = _by_model(facts, transcript.rounds)
     _price(facts, transcript.rounds)
     return facts
+
+
+def _by_model(facts: RunFacts, rounds: Sequence[Summary]) -> dict[str, int]:
+    """Tokens by the model each call was made with, where the session says (a session that
+    switched from one model to another books each call under its own, as it is priced);
+    a call that names none, and tokens no call accounts for, under its stream's main
+    model. Empty when one model made them all (``facts.model`` holds them)."""
+    models: Counter[str] = Counter()
+    pending = list(rounds)
+    while pending:
+        summary = pending.pop()
+        pending.extend(summary.children)
+        main = summary.models.most_common(1)[0][0] if summary.models else facts.model
+        for _, model, read, written, *_ in summary.calls_usage:
+            models[model or main or "(none)"] += read + written
+    unaccounted = (facts.tokens or 0) - sum(models.values())
+    if unaccounted > 0:
+        models[facts.model or "(none)"] += unaccounted
+    if not models or (len(models) == 1 and facts.model in models):
+        return facts.models  # what the run's own facts say (its subagents' models)
+    return dict(models)
 
 
 def _price(facts: RunFacts, rounds: Sequence[Summary]) -> None:
