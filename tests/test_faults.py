@@ -486,16 +486,17 @@ def test_a_stop_whose_exception_was_swallowed_still_stops_the_run_before_any_com
 ) -> None:
     """Python swallows an exception raised in a finalizer or an at-fork handler ("Exception
     ignored"): the stop is remembered, and the next commit point raises it again."""
-    from agentruns import cli
+    from agentruns.cli import _stopping
+    from agentruns.cli._exits import _Stopped
 
-    monkeypatch.setattr(cli, "_stop_requested", [])
-    cli._stop_point()  # nothing asked: nothing raised
-    handler = cli._interrupt if number == signal.SIGINT else cli._raise_stopped
+    monkeypatch.setattr(_stopping, "_stop_requested", [])
+    _stopping._stop_point()  # nothing asked: nothing raised
+    handler = _stopping._interrupt if number == signal.SIGINT else _stopping._raise_stopped
     with contextlib.suppress(BaseException):  # the first raising, swallowed
         handler(number, None)
-    expected: type[BaseException] = KeyboardInterrupt if number == signal.SIGINT else cli._Stopped
+    expected: type[BaseException] = KeyboardInterrupt if number == signal.SIGINT else _Stopped
     with pytest.raises(expected):
-        cli._stop_point()
+        _stopping._stop_point()
     for stopping in (signal.SIGTERM, signal.SIGHUP):
         signal.signal(stopping, signal.SIG_DFL)
 

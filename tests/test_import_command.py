@@ -302,7 +302,7 @@ def test_a_named_pipe_is_not_read_to_decide_whether_inputs_are_sessions(
     import os
 
     import agentruns.transcripts as readers
-    from agentruns.cli import _sessions_among
+    from agentruns.cli._sessions import _sessions_among
 
     pipe = tmp_path / "turn"
     os.mkfifo(pipe)

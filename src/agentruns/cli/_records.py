@@ -1,0 +1,148 @@
+"""What the commands that read files of records share: saying problems and losses,
+rejects, outputs opened and committed together, the batch a command runs."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator, Sequence
+from typing import IO, TYPE_CHECKING
+
+from agentruns._output import Output, Records
+from agentruns._report import Kind, Reporter
+from agentruns._text import printable
+from agentruns.batch import Batch, Outcome, Tally, reject_line
+from agentruns.cli._exits import _err, _Usage, _WriteFailed
+from agentruns.cli._progress import _Progress
+from agentruns.cli._stopping import _stop_point
+from agentruns.engine import Outputs
+from agentruns.errors import OutputError
+from agentruns.io import Raw
+
+if TYPE_CHECKING:
+    from agentruns.otlp import TracesFile
+
+
+def _unreadable(message: str) -> None:
+    _err(printable(message))
+
+
+def _unreadable_note(tally: Tally) -> str:
+    return f"; {_count(len(tally.unreadable), 'input')} unreadable" if tally.unreadable else ""
+
+
+def _say_problems(report: Reporter, kind: Kind, raw: Raw, outcome: Outcome) -> None:
+    """Each problem of a record, at its value's line and column."""
+    for pointer, message in outcome.problems:
+        report.say(
+            kind,
+            raw.source,
+            raw.line,
+            message,
+            raw=raw.raw,
+            pointer=pointer,
+            fmt=outcome.format,
+        )
+
+
+def _count(number: int, noun: str) -> str:
+    return f"{number} {noun}" + ("" if number == 1 else "s")
+
+
+class _shown:
+    """Stop the progress display however the block ends."""
+
+    def __init__(self, progress: _Progress | None) -> None:
+        self.progress = progress
+
+    def __enter__(self) -> _Progress | None:
+        return self.progress
+
+    def __exit__(self, *exc: object) -> None:
+        if self.progress is not None:
+            self.progress.stop()
+
+
+def _say_losses(raw: Raw, outcome: Outcome, messages: Reporter) -> None:
+    if outcome.report is None:
+        return
+    entry = json.loads(outcome.report)
+    for loss in entry.get("losses", []):
+        messages.say(
+            "loss",
+            raw.source,
+            raw.line,
+            str(loss["reason"]),
+            raw=raw.raw,
+            pointer=str(loss["pointer"]),
+            fmt=outcome.format,
+        )
+
+
+def _reject(
+    raw: Raw, outcome: Outcome, *, out: IO[bytes] | Output | None, messages: Reporter
+) -> None:
+    _say_problems(messages, "rejected", raw, outcome)
+    if out is not None:
+        _write(out, reject_line(raw, outcome.problems), "--rejects")
+
+
+def _write(out: IO[bytes] | Output | Records | TracesFile, data: bytes, name: str) -> None:
+    try:
+        out.write(data)
+    except BrokenPipeError:
+        raise
+    except OSError as error:
+        raise _WriteFailed(f"cannot write {name or 'stdout'}: {error.strerror or error}") from None
+
+
+def _batch(
+    work: Callable[[Raw], Outcome],
+    inputs: Sequence[str],
+    jsonl: bool,
+    jobs: int | None,
+    max_record_size: int,
+) -> Batch:
+    return Batch(
+        work,
+        inputs,
+        layout="jsonl" if jsonl else None,
+        jobs=jobs,
+        max_record_size=max_record_size,
+        on_unreadable=_unreadable,
+    )
+
+
+def _outputs(inputs: Sequence[str], named: dict[str, str | None]) -> Outputs:
+    """The run's outputs, refused (a usage error) before anything is read when one is an
+    input or two are one file."""
+    try:
+        return Outputs(inputs, named)
+    except OutputError as error:
+        raise _Usage(str(error)) from None
+
+
+def _opened(outputs: Outputs, flag: str) -> IO[bytes] | Output | None:
+    try:
+        return outputs.open(flag)
+    except OutputError as error:
+        raise _Usage(str(error)) from None
+
+
+def _commit_all(outputs: Outputs) -> None:
+    """Commit every output, after the last point a stop is obeyed at."""
+    try:
+        outputs.commit(before=_stop_point)
+    except OutputError as error:
+        raise _WriteFailed(str(error)) from None
+
+
+def _problem_raws(
+    problems: list[tuple[str, int, str, str]], block: list[Raw]
+) -> Iterator[tuple[tuple[str, int, str, str], bytes]]:
+    by_line = {(raw.source, raw.line): raw.raw for raw in block}
+    for problem in problems:
+        yield problem, by_line.get((problem[0], problem[1]), b"")
+
+
+def _note(into: list[tuple[str, str]]) -> Callable[[str, str], None]:
+    return lambda path, reason: into.append((path, reason))
