@@ -90,17 +90,17 @@ def test_an_adapter_offered_by_an_entry_point_reaches_the_command_line(
         return [Offered, Broken] if group == "agentruns.formats" else []
 
     monkeypatch.setattr(importlib.metadata, "entry_points", entry_points)
-    import agentruns.cli
+    from agentruns.cli import _options, main
 
-    cli = importlib.reload(agentruns.cli)  # plugins are looked for once per process
-    assert "tasklog" in cli._format_names()
+    options = importlib.reload(_options)  # plugins are looked for once per process
+    assert "tasklog" in options._format_names()
     assert "format plugin 'broken' did not load" in capsys.readouterr().err
     source = Path(__file__).parent / "fixtures" / "portable.min.json"
-    result = CliRunner().invoke(cli.main, ["convert", "--to", "tasklog", str(source)])
+    result = CliRunner().invoke(main, ["convert", "--to", "tasklog", str(source)])
     assert result.exit_code == 0, result.output
     assert json.loads(result.stdout)["task"]
     monkeypatch.undo()
-    importlib.reload(agentruns.cli)
+    importlib.reload(_options)
 
 
 def test_the_docs_adapter_type_checks(tmp_path: Path) -> None:
