@@ -754,8 +754,10 @@ def _by_model(facts: RunFacts, rounds: Sequence[Summary]) -> dict[str, int]:
     unaccounted = (facts.tokens or 0) - sum(models.values())
     if unaccounted > 0:
         models[facts.model or "(none)"] += unaccounted
-    if not models or (len(models) == 1 and facts.model in models):
-        return facts.models  # what the run's own facts say (its subagents' models)
+    if not models or (len(models) == 1 and facts.model in models) or unaccounted < 0:
+        # one model; or calls that add up to more than the run states (no reader makes
+        # such a run, but a total is what the other views count): the run's own facts
+        return facts.models
     return dict(models)
 
 
