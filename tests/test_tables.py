@@ -203,3 +203,51 @@ def test_export_with_workers_writes_the_same_tables_and_rejects_as_in_one_proces
     assert steps_1.equals(steps_2)
     assert rejects_1 == rejects_2
     assert rejects_1.count(b"\n") == 1
+
+
+def test_record_files_in_a_row_are_one_stream_for_one_set_of_workers(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Several files of records are exported by one set of workers (not one pool a file),
+    each record's row naming its own file and line, the rows those of -j 1; a file between
+    them that cannot be read is named, counted, and the files after it still read."""
+    import agentruns.tables as tables
+
+    lines = _documents()
+    files = []
+    for number in range(3):
+        path = tmp_path / f"part{number}.jsonl"
+        path.write_bytes(b"\n".join(lines[number:] + lines[:number]) + b"\n")
+        files.append(path)
+    streams = []
+    real = tables.export_blocks
+
+    def counted(*args: object, **kwargs: object) -> object:
+        streams.append(args)
+        return real(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(tables, "export_blocks", counted)
+    parts = [str(files[0]), str(tmp_path / "missing.jsonl"), str(files[1]), str(files[2])]
+    said = {}
+    for jobs in ("1", "2"):
+        result = invoke("export", *parts, "-o", str(tmp_path / f"j{jobs}"), "-j", jobs)
+        assert result.exit_code == 1, result.output  # one input unreadable
+        assert "missing.jsonl" in result.output
+        assert "1 input unreadable" in result.output
+        said[jobs] = [
+            pq.read_table(tmp_path / f"j{jobs}" / t) for t in ("runs.parquet", "steps.parquet")
+        ]
+    assert len(streams) == 2  # one a run
+    assert all(one.equals(two) for one, two in zip(said["1"], said["2"], strict=True))
+    runs = said["2"][0]
+    expected = [(str(path), line) for path in files for line in range(1, len(lines) + 1)]
+    assert (
+        list(
+            zip(
+                runs.column("source_file").to_pylist(),
+                runs.column("source_line").to_pylist(),
+                strict=True,
+            )
+        )
+        == expected
+    )

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from functools import partial
+from itertools import groupby
 from typing import TYPE_CHECKING
 
 import click
@@ -129,27 +130,25 @@ def export_command(
         export = outputs.hold("-o", ParquetExport(folder))
         reject_out = _opened(outputs, "--rejects")
         with _shown(_progress(quiet, "exported", () if sessions else inputs)) as progress:
-            for path in inputs:
-                if path in sessions:
-                    _export_sessions(path, export, tally, report, jobs, progress)
+            for of_sessions, group in groupby(inputs, key=lambda path: path in sessions):
+                if of_sessions:
+                    for path in group:
+                        _export_sessions(path, export, tally, report, jobs, progress)
                     continue
-                try:
-                    raws = read_raw(path, layout, max_record_size)
-                    for block, part in export_blocks(raws, fmt=fmt, jobs=jobs):
-                        if progress is not None:
-                            progress.add(len(block), sum(len(raw.raw) + 1 for raw in block))
-                        tally.merge(part.tally)
-                        for (source, line, pointer, message), raw in _problem_raws(
-                            part.problems, block
-                        ):
-                            report.say("rejected", source, line, message, raw=raw, pointer=pointer)
-                        if reject_out is not None:
-                            for text in part.rejects:
-                                _write(reject_out, text, rejects or "")
-                        export.write(part)
-                except InputError as error:
-                    tally.unreadable.append(str(error))
-                    _unreadable(str(error))
+                # the record files in a row: one stream of records, one set of workers
+                raws = _record_raws(list(group), layout, max_record_size, tally)
+                for block, part in export_blocks(raws, fmt=fmt, jobs=jobs):
+                    if progress is not None:
+                        progress.add(len(block), sum(len(raw.raw) + 1 for raw in block))
+                    tally.merge(part.tally)
+                    for (source, line, pointer, message), raw in _problem_raws(
+                        part.problems, block
+                    ):
+                        report.say("rejected", source, line, message, raw=raw, pointer=pointer)
+                    if reject_out is not None:
+                        for text in part.rejects:
+                            _write(reject_out, text, rejects or "")
+                    export.write(part)
         _commit_all(outputs)
     _err(
         f"{_count(tally.records, 'record')} in: {tally.accepted} exported to {folder}, "
@@ -158,6 +157,19 @@ def export_command(
         + report.summary("--rejects FILE keeps every one; --max-errors 0 prints all")
     )
     sys.exit(EXIT_INVALID if tally.rejected or tally.unreadable else EXIT_OK)
+
+
+def _record_raws(
+    paths: list[str], layout: Layout | None, max_record_size: int, tally: Tally
+) -> Iterator[Raw]:
+    """The records of ``paths``, one file after another; a file that cannot be read is named
+    and counted as an unreadable input (as ``Batch`` does), and the next one read."""
+    for path in paths:
+        try:
+            yield from read_raw(path, layout, max_record_size)
+        except InputError as error:
+            tally.unreadable.append(str(error))
+            _unreadable(str(error))
 
 
 def _export_sessions(
