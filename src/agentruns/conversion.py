@@ -461,6 +461,13 @@ def _step_adapter() -> TypeAdapter[RunStep]:
     return TypeAdapter(RunStep)
 
 
+@cache
+def _steps_adapter() -> TypeAdapter[list[RunStep]]:
+    from pydantic import TypeAdapter
+
+    return TypeAdapter(list[RunStep])
+
+
 def _carry_payload(
     origin: str, run: Run, names: list[str], shown: Run | None = None
 ) -> dict[str, JsonValue]:
@@ -495,16 +502,25 @@ def _step_patch(
     if not isinstance(steps, tuple) or not isinstance(shown, tuple) or len(steps) != len(shown):
         return None
     patch: list[JsonValue] = []
-    adapter = _step_adapter()
+    changed: list[RunStep] = []  # the steps that differ, dumped in one call
+    include: dict[int, set[str]] = {}
     for step, kept in zip(steps, shown, strict=True):
         if step == kept:
             patch.append(None)
             continue
         differing = [name for name in _STEP_FIELDS if getattr(step, name) != getattr(kept, name)]
         present = {name for name in differing if getattr(step, name) is not MISSING}
-        values: dict[str, JsonValue] = adapter.dump_python(step, mode="json", include=present)
         absent: list[JsonValue] = [name for name in differing if name not in present]
-        patch.append({"fields": values, "absent": absent})
+        include[len(changed)] = present
+        changed.append(step)
+        patch.append({"fields": {}, "absent": absent})
+    if changed:
+        dumped: list[dict[str, JsonValue]] = _steps_adapter().dump_python(
+            changed, mode="json", include=include
+        )
+        places = (change for change in patch if isinstance(change, dict))
+        for change, values in zip(places, dumped, strict=True):
+            change["fields"] = values
     return patch
 
 

@@ -67,6 +67,8 @@ T = TypeVar("T")
 
 # The fields of a turn that the canonical steps hold (the rest are kept by name)
 _TURN_KEYS: Final = frozenset(AtifStep.model_fields)
+_TURN_ORDER: Final = tuple(AtifStep.model_fields)
+"""The fields of a turn in the model's order (what the model dumps)."""
 # What a step of each kind holds of a turn besides the turn's own leftovers
 _CALL_KEYS: Final = frozenset({"tool_call_extra", "subagent_trajectory_ref"})
 _RESULT_KEYS: Final = frozenset(
@@ -399,7 +401,7 @@ def _content(value: JsonValue) -> JsonValue:
 
 def _order(doc: dict[str, JsonValue]) -> dict[str, JsonValue]:
     """The turn's fields in the model's order (what the model would dump)."""
-    return {key: doc[key] for key in AtifStep.model_fields if key in doc}
+    return {key: doc[key] for key in _TURN_ORDER if key in doc}
 
 
 def _valid_turn(doc: dict[str, JsonValue], step_id: int) -> AtifStep:
