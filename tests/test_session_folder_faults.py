@@ -65,6 +65,22 @@ def test_a_dangling_link_is_named_as_unreadable(tmp_path: Path) -> None:
     assert len(_written(result)) == 1
 
 
+def test_a_file_that_cannot_be_read_is_counted_as_unreadable_not_as_a_run(
+    tmp_path: Path,
+) -> None:
+    """The summary counts runs and, apart, the files of the folder it could not read (they
+    were counted as rejected runs: "3 runs ... 2 rejected" for one session and two such
+    files)."""
+    folder = _folder_with(tmp_path)
+    os.mkfifo(folder / "pipe.jsonl")
+    (folder / "zero.jsonl").symlink_to("/dev/zero")
+    result = _import(folder)
+    assert result.returncode == 1, result.stderr
+    assert "1 run from 1 input: 1 written as atif, 0 rejected; 2 files unreadable" in (
+        result.stderr
+    )
+
+
 def test_the_library_walk_hands_every_unreadable_file_to_the_caller(tmp_path: Path) -> None:
     folder = _folder_with(tmp_path)
     os.mkfifo(folder / "a.jsonl")

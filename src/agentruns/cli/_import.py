@@ -18,7 +18,7 @@ from agentruns.cli._app import main
 from agentruns.cli._exits import EXIT_INVALID, EXIT_OK, _err, _Usage
 from agentruns.cli._options import _EPILOG, _MAX_ERRORS_HELP, _FormatChoice, _harness_help
 from agentruns.cli._progress import _progress
-from agentruns.cli._records import _commit_all, _opened, _outputs, _shown, _write
+from agentruns.cli._records import _commit_all, _count, _opened, _outputs, _shown, _write
 from agentruns.cli._sessions import (
     _each_session,
     _is_folder_of_sessions,
@@ -217,7 +217,7 @@ def import_command(
     named: dict[str, str | None] = {"-o": output, "--rejects": rejects, "--losses": losses}
     extra_inputs = [p for p in (sidecar, conversation) if p]
     messages = Reporter("text", max_errors, quiet, err=True)
-    made = failed = troubled = 0
+    made = failed = troubled = unreadable = 0
     with _outputs([*transcripts, *extra_inputs], named) as outputs:
         _refuse_sessions_as_outputs(folders, {k: v or "-" for k, v in named.items()})
         out = _opened(outputs, "-o")
@@ -238,8 +238,8 @@ def import_command(
             _shown(_progress(quiet, "imported", (), "runs")) as progress,
         ):
             for _, (done, body) in made_runs:
-                if isinstance(done, _Unreadable):
-                    failed += 1
+                if isinstance(done, _Unreadable):  # a file of a folder, not a run
+                    unreadable += 1
                     messages.note(f"{done.path}: unreadable: {done.reason}")
                     continue
                 if progress is not None:
@@ -278,6 +278,7 @@ def import_command(
         f"{'input' if folders else 'transcript'}"
         f"{'s' if len(transcripts) != 1 else ''}: {made} written as {to}, {failed} rejected"
         + (f"; {troubled} with problems" if troubled else "")
+        + (f"; {_count(unreadable, 'file')} unreadable" if unreadable else "")
         + messages.summary("--losses FILE lists every problem; --max-errors 0 prints all")
     )
-    sys.exit(EXIT_INVALID if failed or troubled else EXIT_OK)
+    sys.exit(EXIT_INVALID if failed or troubled or unreadable else EXIT_OK)
