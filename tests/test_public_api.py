@@ -146,7 +146,6 @@ PUBLIC: dict[str, list[str]] = {
         "TranscriptError",
     ],
     "agentruns.io": [
-        "AtomicWriter",
         "InputError",
         "Layout",
         "MAX_RECORD_SIZE",

@@ -7,7 +7,7 @@ import os
 import time
 from collections.abc import Iterator
 
-from agentruns._workers import ordered_map
+from agentruns._workers import OrderedMap
 
 
 def _square_and_pid(n: int) -> tuple[int, int]:
@@ -15,14 +15,14 @@ def _square_and_pid(n: int) -> tuple[int, int]:
 
 
 def test_results_come_back_in_input_order_from_worker_processes() -> None:
-    results = list(ordered_map(_square_and_pid, range(500), jobs=2, chunk=8))
+    results = list(OrderedMap(_square_and_pid, range(500), 2, chunk=8))
     assert [(n, square) for n, (square, _) in results] == [(n, n * n) for n in range(500)]
     assert os.getpid() not in {pid for _, (_, pid) in results}
 
 
 def test_one_job_or_a_small_input_stays_in_this_process() -> None:
     for jobs, count in ((1, 500), (4, 7), (4, 8)):
-        results = ordered_map(_square_and_pid, range(count), jobs=jobs, chunk=8)
+        results = OrderedMap(_square_and_pid, range(count), jobs, chunk=8)
         assert {pid for _, (_, pid) in results} == {os.getpid()}
 
 
@@ -36,7 +36,7 @@ def test_input_is_read_only_a_bounded_distance_ahead_of_the_output() -> None:
             yield n
 
     ahead = []
-    for n, _ in ordered_map(_square_and_pid, counted(), jobs=2, chunk=8):
+    for n, _ in OrderedMap(_square_and_pid, counted(), 2, chunk=8):
         ahead.append(read - n)
     assert max(ahead) <= (2 * 2 + 1) * 8  # 2 * jobs chunks in flight, one being filled
 
@@ -44,7 +44,7 @@ def test_input_is_read_only_a_bounded_distance_ahead_of_the_output() -> None:
 def test_workers_start_before_iteration_and_stop_after_it() -> None:
     before = set(multiprocessing.active_children())  # (children other tests left behind)
     # started at the call: before the caller starts a thread (forking with threads is unsafe)
-    results = ordered_map(_square_and_pid, range(100), jobs=2, chunk=8)
+    results = OrderedMap(_square_and_pid, range(100), 2, chunk=8)
     assert len(set(multiprocessing.active_children()) - before) == 2
     assert len(list(results)) == 100
     # killed and joined by close(); the executor's own thread may hold the reaping of one a

@@ -185,13 +185,6 @@ class OrderedMap(Generic[T, R]):
         self.close()
 
 
-def ordered_map(
-    function: Callable[[T], R], items: Iterable[T], jobs: int, chunk: int = CHUNK
-) -> OrderedMap[T, R]:
-    """``OrderedMap(function, items, jobs, chunk=chunk)``: see there."""
-    return OrderedMap(function, items, jobs, chunk=chunk)
-
-
 _HELD = {getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name)}
 
 

@@ -10,10 +10,8 @@ last key or ``inf`` would change the record).
 from __future__ import annotations
 
 import json
-import os
 import re
 import sys
-import tempfile
 import zlib
 from collections.abc import Generator, Iterator
 from contextlib import contextmanager
@@ -29,7 +27,6 @@ from agentruns.errors import InputError
 
 __all__ = [
     "MAX_RECORD_SIZE",
-    "AtomicWriter",
     "InputError",
     "Layout",
     "Raw",
@@ -505,45 +502,3 @@ def validate(
         return model.model_validate(record.value), []
     except ValidationError as error:
         return None, error_pointers(error, record.value)
-
-
-# -- writing ------------------------------------------------------------------------------
-
-
-class AtomicWriter:
-    """Write to a temporary file beside the target; rename over it only on success.
-
-    An interrupted or failed run leaves the previous file (or none), never half a file.
-    """
-
-    def __init__(self, path: str) -> None:
-        self.path = path
-        target = Path(path)
-        directory = target.parent
-        if target.is_dir():
-            raise InputError(f"{path}: is a directory; name an output file")
-        if not directory.is_dir():
-            raise InputError(f"{path}: directory {directory} does not exist")
-        try:
-            handle, self._temporary = tempfile.mkstemp(
-                dir=directory, prefix=f".{target.name}.", suffix=".partial"
-            )
-        except OSError as error:
-            raise InputError(f"{path}: cannot write here: {error.strerror}") from None
-        self.stream: IO[bytes] = os.fdopen(handle, "wb")
-
-    def write(self, data: bytes) -> None:
-        self.stream.write(data)
-
-    @property
-    def closed(self) -> bool:
-        return self.stream.closed
-
-    def commit(self) -> None:
-        self.stream.close()
-        os.replace(self._temporary, self.path)
-
-    def abort(self) -> None:
-        if not self.stream.closed:
-            self.stream.close()
-            Path(self._temporary).unlink(missing_ok=True)
