@@ -94,3 +94,23 @@ def test_an_argument_too_deep_for_the_models_is_reported_lost_at_its_step(
 def test_an_argument_the_models_hold_is_not_lost(tmp_path: Path, to: str, depth: int) -> None:
     _, _, _, losses = _import(tmp_path, to, depth)
     assert all(isinstance(x, dict) and x["pointer"] != "/steps/0/input" for x in losses)
+
+
+@pytest.mark.parametrize(
+    ("to", "where"), [("agentrun", "/steps/0/input"), ("portable", "/tool_invocations/0/args")]
+)
+def test_from_canonical_refuses_a_run_whose_value_it_would_leave_out(
+    tmp_path: Path, to: str, where: str
+) -> None:
+    """``from_canonical`` reports no losses, so a value too deep for the format is the run's
+    refusal, naming its place, not a record written without it in silence."""
+    from agentruns import from_canonical
+    from agentruns.conversion import models_by_name
+    from agentruns.errors import ConversionError
+    from agentruns.transcripts import read
+
+    run = read(str(_codex_stream(tmp_path / "events.jsonl", 280)), harness="codex")
+    with pytest.raises(ConversionError, match=f"{where}: nested deeper than its models"):
+        from_canonical(run, models_by_name()[to])
+    shallow = read(str(_codex_stream(tmp_path / "shallow.jsonl", 20)), harness="codex")
+    from_canonical(shallow, models_by_name()[to])  # held: written

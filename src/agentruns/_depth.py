@@ -16,8 +16,11 @@ functions. Past the guard a record is the models' refusal, the same in every com
 from __future__ import annotations
 
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 
-__all__ = ["DEEP", "ROOM", "make_room", "nests"]
+__all__ = ["DEEP", "ROOM", "left_out", "make_room", "nests", "note_left_out"]
 
 ROOM = 4000
 """Python frames the readers and writers may use (twice what the models' deepest record
@@ -50,3 +53,25 @@ def nests(value: object, levels: int = DEEP) -> bool:
         elif isinstance(current, list | tuple):
             pending.extend((item, depth + 1) for item in current)
     return False
+
+
+_LEFT_OUT: ContextVar[list[str] | None] = ContextVar("agentruns_left_out", default=None)
+
+
+@contextmanager
+def left_out() -> Iterator[list[str]]:
+    """The pointers of the values the writers leave out for their depth while this is open
+    (a writer that reports no losses, ``from_canonical``, refuses the run with them)."""
+    found: list[str] = []
+    token = _LEFT_OUT.set(found)
+    try:
+        yield found
+    finally:
+        _LEFT_OUT.reset(token)
+
+
+def note_left_out(pointer: str) -> None:
+    """A writer left out the value at ``pointer`` (in the record it writes) for its depth."""
+    found = _LEFT_OUT.get()
+    if found is not None:
+        found.append(pointer)

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, TypeVar, overload
 
 from pydantic import MISSING, BaseModel, JsonValue
 
-from agentruns._depth import DEEP, ROOM, make_room, nests
+from agentruns._depth import DEEP, ROOM, left_out, make_room, nests
 from agentruns._pointer import escape
 from agentruns._results import Conversion, Derived, Loss, Written
 from agentruns.canonical import FIELDS, Run, RunStep
@@ -411,13 +411,21 @@ def from_canonical(run: Run, to: type[M]) -> Written[M]:
     _check_run(run, "run")
     make_room()
     try:
-        return target.write(run)
+        with left_out() as gone:
+            written = target.write(run)
     except AgentrunsError:
         raise
     except RecursionError as error:
         raise ConversionError(f"writing {target.name} failed: {_TOO_DEEP}") from error
     except Exception as error:  # a value the format's schema refuses
         raise ConversionError(f"writing {target.name} failed: {_brief(error)}") from error
+    if gone:  # nothing here reports a loss: a value left out is the run's refusal
+        where = ", ".join(gone)
+        raise ConversionError(
+            f"writing {target.name} failed: {where}: nested deeper than its models validate "
+            "(convert reports such a value lost and writes the rest)"
+        )
+    return written
 
 
 def _check_run(run: object, name: str) -> None:

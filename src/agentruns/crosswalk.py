@@ -23,7 +23,7 @@ from typing import Any, Final, Generic, Literal, TypeVar
 
 from pydantic import MISSING, BaseModel, JsonValue, ValidationError
 
-from agentruns._depth import nests
+from agentruns._depth import nests, note_left_out
 from agentruns._pointer import escape
 from agentruns._results import Derived
 from agentruns.canonical import Run
@@ -454,7 +454,7 @@ class Crosswalk(Generic[M, K]):
             if value is not MISSING and takes(value):  # only what reading takes back
                 fields[key] = value
 
-    def _remake(self, fields: dict[str, object], error: ValidationError) -> M:
+    def _remake(self, fields: dict[str, object], error: ValidationError, at: str = "") -> M:
         """The model of ``fields`` that the model refused (``error``), without the values it
         can be made without: a named extra property it cannot hold, and a value in an
         optional field refused only for nesting deeper than pydantic-core validates (a tool's
@@ -471,6 +471,9 @@ class Crosswalk(Generic[M, K]):
             for name, kinds in refused.items()
         ):
             raise error
+        for name in refused:
+            if name not in named:
+                note_left_out(f"{at}/{escape(self.wire(name))}")
         return self.model(**{k: v for k, v in fields.items() if k not in refused})
 
     def _too_deep(self, name: str, value: object, kinds: list[str]) -> bool:
@@ -663,7 +666,7 @@ def _compile(table: Crosswalk[M, K]) -> _Compiled[M, K]:
         "    try:",
         "        return MODEL(**fields)",
         "    except INVALID as error:",
-        "        return TABLE._remake(fields, error)",
+        "        return TABLE._remake(fields, error, at)",
     ]
     holds = ["def holds(canonical):", f"    return {' or '.join(held) or 'False'}"]
     source = "\n".join([*read, "", *write, "", *holds]) + "\n"
