@@ -48,6 +48,7 @@ PUBLIC: dict[str, list[str]] = {
         "handle_lines",
         "known_format",
         "raws_of",
+        "read_inputs",
         "read_model",
         "reject_line",
         "rejection",

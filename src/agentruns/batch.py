@@ -56,6 +56,7 @@ __all__ = [
     "handle_lines",
     "known_format",
     "raws_of",
+    "read_inputs",
     "read_model",
     "reject_line",
     "rejection",
@@ -304,10 +305,11 @@ class Batch:
                 f"Batch takes a list of paths, not one path as a string: Batch(work, [{paths!r}])"
             )
         self.tally = Tally()
-        self._on_unreadable = on_unreadable
         self._closed = False
         self.jobs = jobs_for(jobs)
-        documents = self._documents(list(paths), layout, max_record_size)
+        documents = read_inputs(
+            list(paths), layout, max_record_size, self.tally, on_unreadable=on_unreadable
+        )
         self._map = OrderedMap(
             Boundary(work),
             documents,
@@ -315,15 +317,6 @@ class Batch:
             on_failure=failed,
             size=lambda raw: len(raw.raw),
         )
-
-    def _documents(self, paths: list[str], layout: Layout | None, max_size: int) -> Iterator[Raw]:
-        for path in paths:
-            try:
-                yield from read_raw(path, layout, max_size)
-            except InputError as error:
-                self.tally.unreadable.append(str(error))
-                if self._on_unreadable is not None:
-                    self._on_unreadable(str(error))
 
     def __iter__(self) -> Iterator[tuple[Raw, Outcome]]:
         tally = self.tally
@@ -357,6 +350,26 @@ class Batch:
 
 
 # -- lines in, lines out: the API for engines that hand out partitions (Dask, Spark...) ------
+
+
+def read_inputs(
+    paths: Iterable[str],
+    layout: Layout | None,
+    max_record_size: int,
+    tally: Tally,
+    *,
+    on_unreadable: Callable[[str], None] | None = None,
+) -> Iterator[Raw]:
+    """Every document of ``paths``, one file after another: a file that cannot be read is
+    counted in ``tally.unreadable`` (and given to ``on_unreadable``), and the next one read.
+    How every batch reads its inputs (``Batch``, the tables' export)."""
+    for path in paths:
+        try:
+            yield from read_raw(path, layout, max_record_size)
+        except InputError as error:
+            tally.unreadable.append(str(error))
+            if on_unreadable is not None:
+                on_unreadable(str(error))
 
 
 def raws_of(

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from functools import partial
 from itertools import groupby
 from typing import TYPE_CHECKING
@@ -14,7 +14,7 @@ from agentruns._output import writes_lines
 from agentruns._report import Reporter
 from agentruns._text import printable
 from agentruns._workers import OrderedMap, jobs_for
-from agentruns.batch import Outcome, Tally
+from agentruns.batch import Outcome, Tally, read_inputs
 from agentruns.cli._app import main
 from agentruns.cli._exits import EXIT_INVALID, EXIT_OK, _err, _Usage, _WriteFailed
 from agentruns.cli._options import (
@@ -41,8 +41,8 @@ from agentruns.cli._records import (
 )
 from agentruns.cli._sessions import _as_sessions, _refuse_folder, _size_of
 from agentruns.engine import drive
-from agentruns.errors import InputError, OutputError
-from agentruns.io import MAX_RECORD_SIZE, Layout, Raw, read_raw
+from agentruns.errors import OutputError
+from agentruns.io import MAX_RECORD_SIZE, Layout, Raw
 
 if TYPE_CHECKING:
     from agentruns.otlp import Collector, TracesFile
@@ -136,7 +136,9 @@ def export_command(
                         _export_sessions(path, export, tally, report, jobs, progress)
                     continue
                 # the record files in a row: one stream of records, one set of workers
-                raws = _record_raws(list(group), layout, max_record_size, tally)
+                raws = read_inputs(
+                    list(group), layout, max_record_size, tally, on_unreadable=_unreadable
+                )
                 for block, part in export_blocks(raws, fmt=fmt, jobs=jobs):
                     if progress is not None:
                         progress.add(len(block), sum(len(raw.raw) + 1 for raw in block))
@@ -157,19 +159,6 @@ def export_command(
         + report.summary("--rejects FILE keeps every one; --max-errors 0 prints all")
     )
     sys.exit(EXIT_INVALID if tally.rejected or tally.unreadable else EXIT_OK)
-
-
-def _record_raws(
-    paths: list[str], layout: Layout | None, max_record_size: int, tally: Tally
-) -> Iterator[Raw]:
-    """The records of ``paths``, one file after another; a file that cannot be read is named
-    and counted as an unreadable input (as ``Batch`` does), and the next one read."""
-    for path in paths:
-        try:
-            yield from read_raw(path, layout, max_record_size)
-        except InputError as error:
-            tally.unreadable.append(str(error))
-            _unreadable(str(error))
 
 
 def _export_sessions(
