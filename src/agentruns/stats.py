@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import math
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, fields
 from datetime import datetime, tzinfo
 from typing import TYPE_CHECKING
@@ -29,7 +29,7 @@ from agentruns_generated._json import JsonValue
 if TYPE_CHECKING:
     from agentruns._facts_cache import FactsCache
     from agentruns.transcripts import Transcript
-    from agentruns.transcripts._summary import Summary
+    from agentruns.transcripts._summary import CallUsage, Summary
 
 __all__ = [
     "EXACT",
@@ -740,17 +740,12 @@ def _facts_of(transcript: Transcript) -> RunFacts:
 
 def _by_model(facts: RunFacts, rounds: Sequence[Summary]) -> dict[str, int]:
     """Tokens by the model each call was made with, where the session says (a session that
-    switched from one model to another books each call under its own, as it is priced);
-    a call that names none, and tokens no call accounts for, under its stream's main
-    model. Empty when one model made them all (``facts.model`` holds them)."""
+    switched from one model to another books each call under its own, as it is priced); a
+    call that names none under its run's model, and tokens no call accounts for under the
+    session's. Empty when one model made them all (``facts.model`` holds them)."""
     models: Counter[str] = Counter()
-    pending = list(rounds)
-    while pending:
-        summary = pending.pop()
-        pending.extend(summary.children)
-        main = summary.models.most_common(1)[0][0] if summary.models else facts.model
-        for _, model, read, written, *_ in summary.calls_usage:
-            models[model or main or "(none)"] += read + written
+    for run_model, (_, model, read, written, *_) in _calls(facts, rounds):
+        models[model or run_model or "(none)"] += read + written
     unaccounted = (facts.tokens or 0) - sum(models.values())
     if unaccounted > 0:
         models[facts.model or "(none)"] += unaccounted
@@ -761,6 +756,17 @@ def _by_model(facts: RunFacts, rounds: Sequence[Summary]) -> dict[str, int]:
     return dict(models)
 
 
+def _calls(facts: RunFacts, rounds: Sequence[Summary]) -> Iterator[tuple[str | None, CallUsage]]:
+    """Every model call of the rounds and their subagents, with the model of the run it is
+    part of (a subagent's own, else the session's, as ``RunFacts.of`` counts them)."""
+    pending = [(summary, facts.model) for summary in rounds]
+    while pending:
+        summary, model = pending.pop()
+        pending.extend((child, child.main_model or facts.model) for child in summary.children)
+        for call in summary.calls_usage:
+            yield model, call
+
+
 def _price(facts: RunFacts, rounds: Sequence[Summary]) -> None:
     """The run's cost, call by call, where the price table is installed and knows the model;
     a call with no time of its own is priced and booked when the run started."""
@@ -769,13 +775,9 @@ def _price(facts: RunFacts, rounds: Sequence[Summary]) -> None:
     start = int(facts.started // USAGE_SLOT) if facts.started is not None else None
     calls = []
     called = 0  # tokens the calls account for
-    pending = list(rounds)
-    while pending:
-        summary = pending.pop()
-        pending.extend(summary.children)
-        for slot, model, read, written, *rest in summary.calls_usage:
-            calls.append((start if slot is None else slot, model, read, written, *rest))
-            called += read + written
+    for _, (slot, model, read, written, *rest) in _calls(facts, rounds):
+        calls.append((start if slot is None else slot, model, read, written, *rest))
+        called += read + written
     priced = _prices.price(calls)  # type: ignore[arg-type]
     if priced is None:
         return

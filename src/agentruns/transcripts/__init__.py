@@ -62,6 +62,7 @@ from agentruns.transcripts._summary import (
     Problem,
     Summary,
     ToolCall,
+    top_model,
 )
 from agentruns_generated._json import JsonValue
 
@@ -672,7 +673,7 @@ def _run(
         cache_creation_tokens=_or_missing(_kind([r.cache_creation_tokens for r in rounds], how)),
         cache_read_tokens=_or_missing(_kind([r.cache_read_tokens for r in rounds], how)),
         reasoning_tokens=_or_missing(_kind([r.reasoning_tokens for r in rounds], how)),
-        model=_top_model(models),
+        model=_or_missing(top_model(models)),
         agent_version=_or_missing(version),
         cost_usd=_or_missing(None if None in cost else sum(c for c in cost if c is not None)),
         duration_ms=_or_missing(_total([r.duration_ms for r in rounds], "sum")),
@@ -702,12 +703,6 @@ def _kind(values: list[int | None], how: Literal["sum", "last"]) -> int | None:
     if all(v is None for v in values):
         return None
     return _total([v or 0 for v in values], how)
-
-
-def _top_model(models: Counter[str]) -> str | MISSING:
-    if not models:
-        return MISSING
-    return max(models.items(), key=lambda item: item[1])[0]
 
 
 def _child(spec: Descriptor, summary: Summary, version: str | None) -> Run:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Literal
+from typing import Literal, TypeAlias
 
 from pydantic import MISSING
 
@@ -88,6 +88,11 @@ Ending = Literal["completed", "failed", "cut"]
 harness's closing event (the capture was cut short)."""
 
 
+CallUsage: TypeAlias = tuple[int | None, str | None, int, int, int, int, int]
+"""One model call's usage: (quarter hour, model, input, output, cache writes, cache reads,
+the part of the cache writes kept an hour)."""
+
+
 @dataclass(slots=True)
 class Summary:
     """One stream read: everything later steps need, in harness-neutral terms."""
@@ -121,9 +126,7 @@ class Summary:
     books each call on its own day."""
     usage_unplaced: int = 0
     """Tokens of model calls the stream gives no time for."""
-    calls_usage: list[tuple[int | None, str | None, int, int, int, int, int]] = field(
-        default_factory=list
-    )
+    calls_usage: list[CallUsage] = field(default_factory=list)
     """Each model call: (quarter hour, model, input, output, cache writes, cache reads, the
     part of the cache writes kept an hour), for pricing call by call (``agentruns._prices``:
     an hour's cache write costs more than five minutes')."""
@@ -145,6 +148,11 @@ class Summary:
     children: list[Summary] = field(default_factory=list)
     """Subagents' streams, each a run of its own (``parent_call_id`` links it)."""
     parent_call_id: str | None = None
+
+    @property
+    def main_model(self) -> str | None:
+        """The model most of the stream's output came from (its run's model)."""
+        return top_model(self.models)
 
     def add_usage(
         self,
@@ -248,3 +256,10 @@ class Summary:
             self.started_at = at
         if self.ended_at is None or at > self.ended_at:
             self.ended_at = at
+
+
+def top_model(models: Counter[str]) -> str | None:
+    """The model most output came from (the first such, on a tie): a run's model."""
+    if not models:
+        return None
+    return max(models.items(), key=lambda item: item[1])[0]
