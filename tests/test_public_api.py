@@ -176,7 +176,6 @@ PUBLIC: dict[str, list[str]] = {
         "Sketch",
         "TOKEN_KINDS",
         "add_sessions",
-        "facts_from",
         "render",
         "stats_document",
     ],
@@ -256,6 +255,18 @@ PUBLIC: dict[str, list[str]] = {
         "Outputs",
         "drive",
     ],
+    "agentruns.pipeline": [
+        "Boundary",
+        "Committable",
+        "Outcome",
+        "Outputs",
+        "Problem",
+        "Problems",
+        "Stream",
+        "Tally",
+        "failed",
+        "run",
+    ],
     "agentruns.otlp": [
         "Collector",
         "MissingOtel",
@@ -286,6 +297,22 @@ PUBLIC: dict[str, list[str]] = {
         "ToolResult",
     ],
 }
+
+
+DEPRECATED: dict[str, str] = {"agentruns.engine": "agentruns.pipeline"}
+"""Modules kept for one release as re-exports of the module that replaced them."""
+
+
+@pytest.mark.parametrize("name", sorted(DEPRECATED))
+def test_a_deprecated_module_only_re_exports_its_replacement(name: str) -> None:
+    module = importlib.import_module(name)
+    replacement = importlib.import_module(DEPRECATED[name])
+    said = module.__doc__ or ""
+    assert said.startswith("Deprecated")
+    assert DEPRECATED[name] in said
+    held = {id(value) for value in vars(replacement).values()}
+    for public in module.__all__:
+        assert id(getattr(module, public)) in held, f"{name}.{public} is not {DEPRECATED[name]}'s"
 
 
 @pytest.mark.parametrize("name", sorted(PUBLIC))

@@ -141,7 +141,7 @@ def test_hostile_records_never_cost_a_valid_one_in_an_export_or_in_stats() -> No
     from hypothesis import given, settings
     from hypothesis import strategies as st
 
-    from agentruns.stats import RunStats, facts_from, stats_document
+    from agentruns.stats import RunStats, stats_document
     from tests.test_batch import VALID, hostile
 
     @settings(max_examples=40, deadline=None)
@@ -162,8 +162,8 @@ def test_hostile_records_never_cost_a_valid_one_in_an_export_or_in_stats() -> No
 
         for raw in raws_of(lines, "in.jsonl"):
             outcome = stats_document(raw)
-            if outcome.output is not None:
-                stats.add(facts_from(outcome.output))
+            if outcome.value is not None:
+                stats.add(outcome.value)
             else:
                 assert not any(m.startswith("internal error") for _, m in outcome.problems)
         assert stats.runs == tally.accepted

@@ -21,12 +21,11 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
-from types import TracebackType
 
 from pydantic import BaseModel
+from typing_extensions import TypeVar
 
-from agentruns._rejects import Problem, rejection
-from agentruns._workers import OrderedMap, jobs_for
+from agentruns._rejects import rejection
 from agentruns.conversion import Conversion, convert, format_named
 from agentruns.detect import MODELS, detect
 from agentruns.errors import ConversionError, InputError, LossError
@@ -40,6 +39,9 @@ from agentruns.io import (
     too_large,
     validate,
 )
+from agentruns.pipeline import Boundary, Outcome, Problem, Problems, Stream, Tally, run
+
+V = TypeVar("V", default=None)
 
 __all__ = [
     "Batch",
@@ -63,78 +65,6 @@ __all__ = [
     "validate_document",
     "validate_lines",
 ]
-
-
-Problems = tuple[Problem, ...]
-
-
-@dataclass(frozen=True, slots=True)
-class Outcome:
-    """What became of one document: accepted (no ``problems``) or rejected."""
-
-    format: str | None = None
-    """The format it was read as (chosen, detected, or the closest one)."""
-    problems: tuple[Problem, ...] = ()
-    output: bytes | None = None
-    """The converted record, one line of JSON with its newline (``convert_document``)."""
-    losses: int = 0
-    """How many source values the conversion could not carry."""
-    derived: int = 0
-    """How many values of the output the conversion made (the target requires a value the
-    source has not, or holds one only in another form: ATIF's step ids numbered 1..n)."""
-    report: bytes | None = None
-    """The record's line for a losses file: pointers lost and values derived (if asked)."""
-
-    @property
-    def accepted(self) -> bool:
-        return not self.problems
-
-
-@dataclass
-class Tally:
-    """The accounting of a batch: ``records == accepted + rejected`` at every step."""
-
-    records: int = 0
-    accepted: int = 0
-    rejected: int = 0
-    lossy: int = 0
-    """Accepted records that lost values."""
-    lost_values: int = 0
-    derived: int = 0
-    """Accepted records with values the conversion made."""
-    derived_values: int = 0
-    unreadable: list[str] = field(default_factory=list)
-    """Why each unreadable input could not be read (inputs, not records)."""
-    by_format: dict[str, int] = field(default_factory=dict)
-    """Accepted records per format."""
-
-    def count(self, outcome: Outcome) -> None:
-        self.records += 1
-        if outcome.problems:
-            self.rejected += 1
-            return
-        self.accepted += 1
-        if outcome.format is not None:
-            self.by_format[outcome.format] = self.by_format.get(outcome.format, 0) + 1
-        if outcome.losses:
-            self.lossy += 1
-            self.lost_values += outcome.losses
-        if outcome.derived:
-            self.derived += 1
-            self.derived_values += outcome.derived
-
-    def merge(self, other: Tally) -> None:
-        """Add another part's accounting (the parts of one run, in any order)."""
-        self.records += other.records
-        self.accepted += other.accepted
-        self.rejected += other.rejected
-        self.lossy += other.lossy
-        self.lost_values += other.lost_values
-        self.derived += other.derived
-        self.derived_values += other.derived_values
-        self.unreadable += other.unreadable
-        for name, number in other.by_format.items():
-            self.by_format[name] = self.by_format.get(name, 0) + number
 
 
 def known_format(name: str, *, auto: bool = True) -> str:
@@ -248,40 +178,12 @@ def reject_line(raw: Raw, problems: tuple[Problem, ...]) -> bytes:
     return rejection(raw.source, raw.line, problems, text)
 
 
-class Boundary:
-    """``work`` with every exception turned into the record's rejection (picklable)."""
-
-    def __init__(self, work: Callable[[Raw], Outcome]) -> None:
-        self.work = work
-
-    def __call__(self, raw: Raw) -> Outcome:
-        try:
-            return self.work(raw)
-        except Exception as error:  # the boundary: one record never costs another
-            return failed(raw, error)
-
-
-def failed(raw: Raw, error: BaseException) -> Outcome:
-    """A rejection for a record whose handling raised ``error``."""
-    from concurrent.futures.process import BrokenProcessPool
-
-    if isinstance(error, BrokenProcessPool):
-        why = "the worker process handling this record ended unexpectedly (killed or out of memory)"
-    elif isinstance(error, MemoryError):
-        why = "out of memory while handling this record"
-    elif isinstance(error, RecursionError):
-        why = "nesting too deep to handle"
-    else:
-        text = " ".join(str(error).split())[:300]
-        why = f"internal error while handling this record ({type(error).__name__}: {text})"
-    return Outcome(problems=(("", why),))
-
-
 # -- a batch ------------------------------------------------------------------------------
 
 
-class Batch:
-    """Every document of ``paths``, handled by ``work`` in ``jobs`` processes, in order.
+class Batch(Stream[Raw, V]):
+    """Every document of ``paths``, handled by ``work`` in ``jobs`` processes, in order: the
+    ``agentruns.pipeline.Stream`` of files of records.
 
     Iterate for ``(raw, outcome)`` pairs; ``tally`` counts as you go. An unreadable input is
     counted in ``tally.unreadable`` (and passed to ``on_unreadable``) and skipped. Use it as a
@@ -292,7 +194,7 @@ class Batch:
 
     def __init__(
         self,
-        work: Callable[[Raw], Outcome],
+        work: Callable[[Raw], Outcome[V]],
         paths: Iterable[str],
         *,
         layout: Layout | None = None,
@@ -304,49 +206,11 @@ class Batch:
             raise TypeError(
                 f"Batch takes a list of paths, not one path as a string: Batch(work, [{paths!r}])"
             )
-        self.tally = Tally()
-        self._closed = False
-        self.jobs = jobs_for(jobs)
+        tally = Tally()
         documents = read_inputs(
-            list(paths), layout, max_record_size, self.tally, on_unreadable=on_unreadable
+            list(paths), layout, max_record_size, tally, on_unreadable=on_unreadable
         )
-        self._map = OrderedMap(
-            Boundary(work),
-            documents,
-            self.jobs,
-            on_failure=failed,
-            size=lambda raw: len(raw.raw),
-        )
-
-    def __iter__(self) -> Iterator[tuple[Raw, Outcome]]:
-        tally = self.tally
-        self._check_open()
-        for raw, outcome in self._map:
-            self._check_open()  # closed while iterating: what was pending is gone
-            tally.count(outcome)
-            yield raw, outcome
-
-    def _check_open(self) -> None:
-        if self._closed:
-            raise ValueError(
-                "this Batch is closed: its workers were ended and the documents pending dropped "
-                f"({self.tally.records} handled); make a new Batch to read them"
-            )
-
-    def close(self) -> None:
-        self._closed = True
-        self._map.close()
-
-    def __enter__(self) -> Batch:
-        return self
-
-    def __exit__(
-        self,
-        kind: type[BaseException] | None,
-        error: BaseException | None,
-        trace: TracebackType | None,
-    ) -> None:
-        self.close()
+        super().__init__(work, documents, jobs=jobs, size=lambda raw: len(raw.raw), tally=tally)
 
 
 # -- lines in, lines out: the API for engines that hand out partitions (Dask, Spark...) ------
@@ -399,9 +263,8 @@ def handle_lines(
     first_line: int = 1,
 ) -> Iterator[tuple[Raw, Outcome]]:
     """``work`` on each record of ``lines``, in this process, each inside its error boundary."""
-    boundary = Boundary(work)
-    for raw in raws_of(lines, name, first_line):
-        yield raw, boundary(raw)
+    with Stream(work, raws_of(lines, name, first_line)) as stream:
+        yield from stream
 
 
 @dataclass
@@ -416,9 +279,13 @@ class Lines:
     tally: Tally = field(default_factory=Tally)
 
     def add(self, raw: Raw, outcome: Outcome) -> None:
-        """Count one record's outcome and keep what it gives: its output and losses lines
-        if accepted, its rejects line and problems if not."""
+        """Count one record's outcome and keep what it gives (``keep``)."""
         self.tally.count(outcome)
+        self.keep(raw, outcome)
+
+    def keep(self, raw: Raw, outcome: Outcome) -> None:
+        """Keep what one record's outcome gives, already counted: its output and losses
+        lines if accepted, its rejects line and problems if not."""
         if outcome.problems:
             self.rejects.append(reject_line(raw, outcome.problems))
             self.problems += [(raw.source, raw.line, p, m) for p, m in outcome.problems]
@@ -430,12 +297,10 @@ class Lines:
 
 def collect(work: Callable[[Raw], Outcome], raws: Iterable[Raw]) -> Lines:
     """``work`` on each record, each inside its error boundary, in this process, gathered
-    into one ``Lines``: the loop every per-part engine (the ``*_lines`` functions, the Dask
-    parts, a table export) runs, written once."""
+    into one ``Lines``: the pipeline's loop (``agentruns.pipeline.run``) for the per-part
+    engines (the ``*_lines`` functions, the Dask parts, a table export)."""
     result = Lines()
-    boundary = Boundary(work)
-    for raw in raws:
-        result.add(raw, boundary(raw))
+    run(Stream(work, raws, tally=result.tally), accepted=result.keep, rejected=result.keep)
     return result
 
 

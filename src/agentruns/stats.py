@@ -10,7 +10,6 @@ exactly, so parts computed apart (workers, Dask partitions) add up to the whole.
 
 from __future__ import annotations
 
-import json
 import math
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
@@ -42,7 +41,6 @@ __all__ = [
     "RunStats",
     "Sketch",
     "add_sessions",
-    "facts_from",
     "render",
     "stats_document",
 ]
@@ -583,18 +581,12 @@ def _top(counter: Counter[str], top: int) -> list[JsonValue]:
     return [{"name": name, "count": number} for name, number in ranked]
 
 
-def stats_document(raw: Raw, fmt: str = "auto") -> Outcome:
-    """The facts of one document's run, as a line of JSON (the unit a worker sends back)."""
+def stats_document(raw: Raw, fmt: str = "auto") -> Outcome[RunFacts]:
+    """The facts of one document's run (``value``: the unit a worker sends back)."""
     name, model, problems = read_model(parse(raw), fmt)
     if model is None or name is None:
         return Outcome(name, problems)
-    facts = RunFacts.of(to_canonical(model), name)
-    return Outcome(name, output=json.dumps(facts.as_json()).encode())
-
-
-def facts_from(output: bytes) -> RunFacts:
-    value = json.loads(output)
-    return RunFacts.from_json(value)
+    return Outcome(name, value=RunFacts.of(to_canonical(model), name))
 
 
 def render(stats: RunStats, top: int = 10) -> str:

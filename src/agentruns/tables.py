@@ -453,7 +453,8 @@ def _blocks(raws: Iterable[T], size: int) -> Iterator[list[T]]:
 
 def _failed_block(block: list[Raw], error: BaseException) -> Exported:
     """A block whose worker died: each of its records rejected with the reason, no rows."""
-    from agentruns.batch import Lines, failed
+    from agentruns.batch import Lines
+    from agentruns.pipeline import failed
 
     empty = export_raws([])
     lines = Lines()

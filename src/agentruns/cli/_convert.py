@@ -33,9 +33,9 @@ from agentruns.cli._records import (
     _unreadable_note,
     _write,
 )
-from agentruns.engine import drive
 from agentruns.errors import OutputError
 from agentruns.io import Raw
+from agentruns.pipeline import run
 
 
 @main.command("convert", epilog=_EPILOG, short_help="Convert records to another format.")
@@ -116,7 +116,7 @@ def convert_command(
                     _say_losses(raw, outcome, messages)
 
         with _shown(_progress(quiet, "converted", inputs)) as progress:
-            tally = drive(
+            tally = run(
                 _batch(work, inputs, jsonl, jobs, max_record_size),
                 accepted=accepted,
                 rejected=partial(_reject, out=reject_out, messages=messages),

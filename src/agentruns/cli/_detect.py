@@ -13,8 +13,8 @@ from agentruns.cli._exits import EXIT_INVALID, EXIT_OK
 from agentruns.cli._options import _EPILOG, _output_format
 from agentruns.cli._records import _batch
 from agentruns.cli._sessions import _split_sessions
-from agentruns.engine import drive
 from agentruns.io import MAX_RECORD_SIZE, Raw
+from agentruns.pipeline import run
 
 
 @main.command(epilog=_EPILOG, short_help="Say which format each record is.")
@@ -40,7 +40,7 @@ def detect_command(files: tuple[str, ...], jsonl: bool, shape: OutputFormat) -> 
 
     if not inputs:
         sys.exit(EXIT_OK)
-    tally = drive(
+    tally = run(
         _batch(detect_document, inputs, jsonl, None, MAX_RECORD_SIZE),
         accepted=detected,
         rejected=unknown,

@@ -40,9 +40,9 @@ from agentruns.cli._records import (
     _write,
 )
 from agentruns.cli._sessions import _as_sessions, _refuse_folder, _size_of
-from agentruns.engine import drive
 from agentruns.errors import OutputError
 from agentruns.io import MAX_RECORD_SIZE, Layout, Raw
+from agentruns.pipeline import run
 
 if TYPE_CHECKING:
     from agentruns.otlp import Collector, TracesFile
@@ -230,7 +230,7 @@ def _export_otlp(
         records, sources = _as_sessions(inputs)
         tally = Tally()
         if records or not sources:
-            tally = drive(
+            tally = run(
                 _batch(partial(otlp_document, fmt=fmt), records, jsonl, jobs, max_record_size),
                 accepted=accepted,
                 rejected=partial(_reject, out=reject_out, messages=report),

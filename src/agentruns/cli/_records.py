@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterator, Sequence
-from typing import IO, TYPE_CHECKING
+from typing import IO, TYPE_CHECKING, TypeVar
 
 from agentruns._output import Output, Records
 from agentruns._report import Kind, Reporter
@@ -14,12 +14,14 @@ from agentruns.batch import Batch, Outcome, Tally, reject_line
 from agentruns.cli._exits import _err, _Usage, _WriteFailed
 from agentruns.cli._progress import _Progress
 from agentruns.cli._stopping import _stop_point
-from agentruns.engine import Outputs
 from agentruns.errors import OutputError
 from agentruns.io import Raw
+from agentruns.pipeline import Outputs
 
 if TYPE_CHECKING:
     from agentruns.otlp import TracesFile
+
+V = TypeVar("V")
 
 
 def _unreadable(message: str) -> None:
@@ -30,7 +32,7 @@ def _unreadable_note(tally: Tally) -> str:
     return f"; {_count(len(tally.unreadable), 'input')} unreadable" if tally.unreadable else ""
 
 
-def _say_problems(report: Reporter, kind: Kind, raw: Raw, outcome: Outcome) -> None:
+def _say_problems(report: Reporter, kind: Kind, raw: Raw, outcome: Outcome[object]) -> None:
     """Each problem of a record, at its value's line and column."""
     for pointer, message in outcome.problems:
         report.say(
@@ -96,12 +98,12 @@ def _write(out: IO[bytes] | Output | Records | TracesFile, data: bytes, name: st
 
 
 def _batch(
-    work: Callable[[Raw], Outcome],
+    work: Callable[[Raw], Outcome[V]],
     inputs: Sequence[str],
     jsonl: bool,
     jobs: int | None,
     max_record_size: int,
-) -> Batch:
+) -> Batch[V]:
     return Batch(
         work,
         inputs,

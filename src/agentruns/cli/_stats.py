@@ -16,8 +16,8 @@ from agentruns.cli._exits import EXIT_INVALID, EXIT_OK, _err
 from agentruns.cli._options import _EPILOG, _batch_options, _format_option, _jsonl_option
 from agentruns.cli._records import _batch, _say_problems
 from agentruns.cli._sessions import _as_sessions
-from agentruns.engine import drive
 from agentruns.io import Raw
+from agentruns.pipeline import run
 
 
 @main.command("stats", epilog=_EPILOG, short_help="Summarize a set of runs.")
@@ -88,7 +88,7 @@ def stats_command(
     nothing.
     With no FILE, or FILE -, standard input is read.
     """
-    from agentruns.stats import RunStats, add_sessions, facts_from, render, stats_document
+    from agentruns.stats import RunFacts, RunStats, add_sessions, render, stats_document
 
     report = Reporter("text", max_errors, err=True)
     stats = RunStats(
@@ -98,19 +98,19 @@ def stats_command(
         keep_largest=top,
     )
 
-    def rejected(raw: Raw, outcome: Outcome) -> None:
+    def rejected(raw: Raw, outcome: Outcome[RunFacts]) -> None:
         stats.rejected += 1
         _say_problems(report, "invalid", raw, outcome)
 
-    def accepted(raw: Raw, outcome: Outcome) -> None:
-        assert outcome.output is not None
-        stats.add(facts_from(outcome.output))
+    def accepted(raw: Raw, outcome: Outcome[RunFacts]) -> None:
+        assert outcome.value is not None
+        stats.add(outcome.value)
 
     inputs = files or ("-",)
     records, folders = _as_sessions(inputs)
     tally = Tally()
     if records or not folders:
-        tally = drive(
+        tally = run(
             _batch(partial(stats_document, fmt=fmt), records, jsonl, jobs, max_record_size),
             accepted=accepted,
             rejected=rejected,

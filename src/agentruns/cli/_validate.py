@@ -21,7 +21,7 @@ from agentruns.cli._options import (
 from agentruns.cli._progress import _progress, _tick
 from agentruns.cli._records import _batch, _count, _say_problems, _shown, _unreadable_note
 from agentruns.cli._sessions import _NOT_RECORDS, _split_sessions
-from agentruns.engine import drive
+from agentruns.pipeline import run
 
 
 @main.command("validate", epilog=_EPILOG, short_help="Validate records against their format.")
@@ -52,7 +52,7 @@ def validate_command(
     tally = Tally()
     if inputs:
         with _shown(_progress(quiet, "validated", inputs)) as progress:
-            tally = drive(
+            tally = run(
                 _batch(partial(validate_document, fmt=fmt), inputs, jsonl, jobs, max_record_size),
                 rejected=partial(_say_problems, report, "invalid"),
                 each=partial(_tick, progress),

@@ -1,4 +1,4 @@
-"""``agentruns.engine``: the batch commands' loop and outputs, for services to call."""
+"""``agentruns.pipeline``: the commands' loop (``run``) and outputs, for services to call."""
 
 from __future__ import annotations
 
@@ -10,9 +10,9 @@ import pytest
 
 from agentruns._output import Output
 from agentruns.batch import Batch, Outcome, convert_document, validate_document
-from agentruns.engine import Outputs, drive
 from agentruns.errors import OutputError
 from agentruns.io import Raw
+from agentruns.pipeline import Outputs, run
 
 FIXTURES = Path(__file__).parent / "fixtures"
 
@@ -24,14 +24,14 @@ def _mixed(tmp_path: Path) -> Path:
     return path
 
 
-def test_drive_gives_each_outcome_in_order_to_accepted_or_rejected(tmp_path: Path) -> None:
+def test_run_gives_each_outcome_in_order_to_accepted_or_rejected(tmp_path: Path) -> None:
     path = _mixed(tmp_path)
     seen: list[tuple[str, int]] = []
 
     def note(kind: str, raw: Raw, outcome: Outcome) -> None:
         seen.append((kind, raw.line))
 
-    tally = drive(
+    tally = run(
         Batch(validate_document, [str(path)]),
         accepted=partial(note, "accepted"),
         rejected=partial(note, "rejected"),
@@ -57,7 +57,7 @@ def test_outputs_appear_only_when_committed(tmp_path: Path) -> None:
         writer = outputs.open("-o")
         assert outputs.open("--rejects") is None
         assert writer is not None
-        drive(
+        run(
             Batch(partial(convert_document, to="agentrun"), [str(path)]),
             accepted=lambda raw, outcome: writer.write(outcome.output or b""),
         )
