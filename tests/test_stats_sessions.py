@@ -190,9 +190,10 @@ def _days(folder: Path) -> list[set[str]]:
 
     found = []
     for name, harness in sessions(str(folder), lambda path, why: None):
-        facts = _session_facts((name, harness))
+        outcome = _session_facts((name, harness))
+        assert outcome.accepted, outcome.problems
+        facts = outcome.value
         assert facts is not None
-        assert not isinstance(facts, str), facts
         one = RunStats()
         one.add(facts)
         found.append(set(one.runs_by_day) - {"(none)"})

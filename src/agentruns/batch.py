@@ -26,9 +26,10 @@ from pydantic import BaseModel
 from typing_extensions import TypeVar
 
 from agentruns._rejects import rejection
-from agentruns.conversion import Conversion, convert, format_named
+from agentruns.canonical import Run
+from agentruns.conversion import Conversion, convert, format_named, to_canonical
 from agentruns.detect import MODELS, detect
-from agentruns.errors import ConversionError, InputError, LossError
+from agentruns.errors import AgentrunsError, ConversionError, InputError, LossError
 from agentruns.io import (
     MAX_RECORD_SIZE,
     Layout,
@@ -60,6 +61,7 @@ __all__ = [
     "raws_of",
     "read_inputs",
     "read_model",
+    "read_run",
     "reject_line",
     "rejection",
     "validate_document",
@@ -91,6 +93,20 @@ def read_model(record: Record, fmt: str = "auto") -> tuple[str | None, BaseModel
     if problems and reason:  # guessed from the closest format: say so first
         problems = [("", reason), *problems]
     return name, model, tuple(problems)
+
+
+def read_run(raw: Raw, fmt: str = "auto") -> Outcome[Run]:
+    """The canonical run of one document (``value``), read as ``fmt`` (or as detected), or
+    why it is none: parse, read the model, make the run, written once for every step that
+    works on runs (statistics, tables, show). A run the canonical form cannot hold is
+    rejected with the reason."""
+    name, model, problems = read_model(parse(raw), fmt)
+    if model is None or name is None:
+        return Outcome(name, problems)
+    try:
+        return Outcome(name, value=to_canonical(model))
+    except AgentrunsError as error:
+        return Outcome(name, (("", f"cannot read this run: {error}"),))
 
 
 def detect_document(raw: Raw) -> Outcome:

@@ -29,16 +29,19 @@ from typing import TYPE_CHECKING, Final, NoReturn, Protocol
 
 from pydantic import MISSING, JsonValue
 
-from agentruns.batch import Outcome, read_model
+from agentruns.batch import read_model
 from agentruns.canonical import Run, RunStep
 from agentruns.conversion import to_canonical
 from agentruns.derivations import derive_started_at, step_failed
 from agentruns.errors import MissingDependency, OutputError
 from agentruns.io import Raw, parse
+from agentruns.pipeline import Outcome, SessionStep
 
 if TYPE_CHECKING:
     import http.client
     from types import ModuleType
+
+    from agentruns.transcripts import Transcript
 
 __all__ = [
     "RUN_ATTRIBUTES",
@@ -428,18 +431,14 @@ def otlp_document(raw: Raw, fmt: str = "auto") -> Outcome:
     return Outcome(name, output=_json_line(spans))
 
 
-def session_spans(item: tuple[str, str | None]) -> tuple[bytes | None, str | None]:
-    """Batch work for a session (what ``agentruns.transcripts.load`` takes, and its harness or
-    None to sniff): its ``ResourceSpans`` as one line of JSON, or why it cannot be read;
-    (None, None) for a file no harness wrote."""
-    from agentruns.transcripts import Unreadable, open_session
-
-    name, _ = item
-    transcript = open_session(*item)
-    if transcript is None or isinstance(transcript, Unreadable):
-        return None, None if transcript is None else transcript.reason
+def _transcript_spans(name: str, transcript: Transcript) -> Outcome:
     spans = resource_spans(transcript.run, fmt=transcript.harness, content=name)
-    return _json_line(spans), None
+    return Outcome(transcript.harness, output=_json_line(spans))
+
+
+session_spans = SessionStep(_transcript_spans)
+"""The step for a session (an item of ``agentruns.pipeline.session_items``): its
+``ResourceSpans`` as one line of JSON (``output``), or why it cannot be read."""
 
 
 def _json_line(value: JsonValue) -> bytes:

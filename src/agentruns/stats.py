@@ -17,12 +17,12 @@ from dataclasses import dataclass, field, fields
 from datetime import datetime, tzinfo
 from typing import TYPE_CHECKING
 
-from agentruns import derivations
+from agentruns import derivations, pipeline
 from agentruns._slots import USAGE_SLOT
-from agentruns.batch import Outcome, read_model
+from agentruns.batch import read_run
 from agentruns.canonical import Run
-from agentruns.conversion import to_canonical
-from agentruns.io import Raw, parse
+from agentruns.io import Raw
+from agentruns.pipeline import Candidate, NotRead, Outcome, SessionStep, Stream, session_items
 from agentruns_generated._json import JsonValue
 
 if TYPE_CHECKING:
@@ -583,10 +583,10 @@ def _top(counter: Counter[str], top: int) -> list[JsonValue]:
 
 def stats_document(raw: Raw, fmt: str = "auto") -> Outcome[RunFacts]:
     """The facts of one document's run (``value``: the unit a worker sends back)."""
-    name, model, problems = read_model(parse(raw), fmt)
-    if model is None or name is None:
-        return Outcome(name, problems)
-    return Outcome(name, value=RunFacts.of(to_canonical(model), name))
+    read = read_run(raw, fmt)
+    if read.value is None or read.format is None:
+        return Outcome(read.format, read.problems)
+    return Outcome(read.format, value=RunFacts.of(read.value, read.format))
 
 
 def render(stats: RunStats, top: int = 10) -> str:
@@ -709,15 +709,13 @@ def _number(value: JsonValue) -> str:
 # -- session folders -------------------------------------------------------------------------
 
 
-def _session_facts(item: tuple[str, str | None]) -> RunFacts | str | None:
-    """The facts of one session (in a worker process), why it cannot be read, or None for a
-    file no harness recognizes (``harness`` None: sniffed here, not in the walk)."""
-    from agentruns.transcripts import Unreadable, open_session
+def _transcript_facts(name: str, transcript: Transcript) -> Outcome[RunFacts]:
+    return Outcome(transcript.harness, value=_facts_of(transcript))
 
-    transcript = open_session(*item)
-    if transcript is None or isinstance(transcript, Unreadable):
-        return transcript if transcript is None else transcript.reason
-    return _facts_of(transcript)
+
+_session_facts = SessionStep(_transcript_facts)
+"""The facts of one session (in a worker process), or why it cannot be read; nothing for a
+file no harness recognizes (sniffed in the worker, not in the walk)."""
 
 
 def _facts_of(transcript: Transcript) -> RunFacts:
@@ -810,10 +808,6 @@ def _usage(rounds: Sequence[Summary], started: float | None) -> list[tuple[int, 
     return sorted(placed.items())
 
 
-def _failed(item: tuple[str, str | None], error: BaseException) -> RunFacts | str | None:
-    return f"{item[0]}: the worker reading it ended ({type(error).__name__}: {error})"
-
-
 def add_sessions(
     stats: RunStats,
     folder: str,
@@ -861,8 +855,6 @@ def _add_sessions(
     from datetime import UTC, datetime
 
     from agentruns._facts_cache import identity
-    from agentruns._workers import OrderedMap, jobs_for
-    from agentruns.transcripts import candidates
 
     # a day's margin: ``since`` is a day in the report's zone, which may begin up to 14 hours
     # before the UTC day of that date
@@ -873,12 +865,8 @@ def _add_sessions(
     )
     pending: dict[str, str] = {}  # file -> identity, for files read now (cached at the end)
     keep = stats.add  # the range, if any, is the report's
-
-    def unreadable(path: str, reason: str) -> None:
-        stats.rejected += 1
-        spoiled.add(path.partition("#")[0])
-        if problem is not None:
-            problem(path, reason)
+    by_file: dict[str, list[RunFacts]] = {}
+    spoiled: set[str] = set()  # files not (wholly) read: never cached
 
     def passed(path: str, status: os.stat_result) -> bool:
         if floor is not None and status.st_mtime < floor:
@@ -894,20 +882,29 @@ def _add_sessions(
             keep(facts)
         return True
 
-    found = candidates(folder, unreadable, passed=passed)
-    by_file: dict[str, list[RunFacts]] = {}
-    spoiled: set[str] = set()  # files not (wholly) read: never cached
-    with OrderedMap(_session_facts, found, jobs_for(jobs), on_failure=_failed, chunk=4) as work:
-        for (name, _), result in work:
-            file = name.partition("#")[0]
-            if result is None:
-                continue  # no session: remembered as a file that holds none
-            if isinstance(result, str):
-                unreadable(name, result.removeprefix(f"{name}: "))
-                continue
-            keep(result)
-            if file in pending:
-                by_file.setdefault(file, []).append(result)
+    def accepted(item: Candidate | NotRead, outcome: Outcome[RunFacts]) -> None:
+        assert outcome.value is not None
+        assert not isinstance(item, NotRead)
+        keep(outcome.value)
+        file = item[0].partition("#")[0]
+        if file in pending:
+            by_file.setdefault(file, []).append(outcome.value)
+
+    def rejected(item: Candidate | NotRead, outcome: Outcome[RunFacts]) -> None:
+        path = item.path if isinstance(item, NotRead) else item[0]
+        stats.rejected += 1
+        spoiled.add(path.partition("#")[0])
+        if problem is not None:
+            why = outcome.unreadable or "; ".join(message for _, message in outcome.problems)
+            problem(path, why.removeprefix(f"{path}: "))
+
+    found = session_items(folder, passed=passed)
+    pipeline.run(
+        Stream(_session_facts, found, jobs=jobs, chunk=4),
+        accepted=accepted,
+        rejected=rejected,
+        unreadable=rejected,
+    )
     if cache is not None:
         # a file the walk looked at and found no session in holds none: remembered as such
         for file, ident in pending.items():

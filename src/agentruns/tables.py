@@ -30,13 +30,12 @@ from agentruns.batch import (
     collect,
     known_format,
     raws_of,
-    read_model,
+    read_run,
 )
 from agentruns.canonical import Run
-from agentruns.conversion import to_canonical
 from agentruns.derivations import derive_run_id, duration_ms, status, total_tokens
 from agentruns.errors import MissingDependency
-from agentruns.io import Raw, parse
+from agentruns.io import Raw
 
 __all__ = [
     "BLOCK",
@@ -307,11 +306,11 @@ class _Work:
         self.columns = columns
 
     def __call__(self, raw: Raw) -> Outcome:
-        name, model, problems = read_model(parse(raw), self.fmt)
-        if model is None or name is None:
-            return Outcome(name, problems)
-        add_run(self.columns, to_canonical(model), name, raw.source, raw.line)
-        return Outcome(name)
+        read = read_run(raw, self.fmt)
+        if read.value is None or read.format is None:
+            return Outcome(read.format, read.problems)
+        add_run(self.columns, read.value, read.format, raw.source, raw.line)
+        return Outcome(read.format)
 
 
 def export_lines(

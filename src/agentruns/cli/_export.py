@@ -13,7 +13,6 @@ import click
 from agentruns._output import writes_lines
 from agentruns._report import Reporter
 from agentruns._text import printable
-from agentruns._workers import OrderedMap, jobs_for
 from agentruns.batch import Outcome, Tally, read_inputs
 from agentruns.cli._app import main
 from agentruns.cli._exits import EXIT_INVALID, EXIT_OK, _err, _Usage, _WriteFailed
@@ -42,7 +41,7 @@ from agentruns.cli._records import (
 from agentruns.cli._sessions import _as_sessions, _refuse_folder, _size_of
 from agentruns.errors import OutputError
 from agentruns.io import MAX_RECORD_SIZE, Layout, Raw
-from agentruns.pipeline import run
+from agentruns.pipeline import Candidate, NotRead, Stream, run, session_items
 
 if TYPE_CHECKING:
     from agentruns.otlp import Collector, TracesFile
@@ -270,35 +269,28 @@ def _sessions_as_traces(
     """The sessions of a folder (or the session file ``source`` is), each a trace; a file
     that cannot be read is named and counted as an unreadable input. Returns how many."""
     from agentruns.otlp import session_spans
-    from agentruns.transcripts import candidates
 
-    def unreadable(path: str, reason: str) -> None:
-        tally.unreadable.append(f"{path}: {reason}")
-        _unreadable(f"{path}: unreadable: {reason}")
+    def accepted(item: Candidate | NotRead, outcome: Outcome) -> None:
+        assert outcome.output is not None
+        send(outcome.output)
 
-    sent = 0
-    items = candidates(source, unreadable)
-    with OrderedMap(
-        session_spans, items, jobs_for(jobs), on_failure=_spans_failed, chunk=4
-    ) as done:
-        for (name, _), (line, why) in done:
-            if line is None and why is None:
-                continue  # no session
-            tally.records += 1
-            if line is None:
-                tally.rejected += 1
-                report.say("rejected", name, 0, f"{name}: {why}")
-                continue
-            tally.accepted += 1
-            send(line)
-            sent += 1
-    return sent
+    def rejected(item: Candidate | NotRead, outcome: Outcome) -> None:
+        name = item.path if isinstance(item, NotRead) else item[0]
+        for _, why in outcome.problems:
+            report.say("rejected", name, 0, f"{name}: {why}")
 
+    def unreadable(item: Candidate | NotRead, outcome: Outcome) -> None:
+        assert isinstance(item, NotRead)
+        _unreadable(f"{item.path}: unreadable: {item.reason}")
 
-def _spans_failed(
-    item: tuple[str, str | None], error: BaseException
-) -> tuple[bytes | None, str | None]:
-    return None, f"the worker reading it ended ({type(error).__name__}: {error})"
+    done = run(
+        Stream(session_spans, session_items(source), jobs=jobs, chunk=4),
+        accepted=accepted,
+        rejected=rejected,
+        unreadable=unreadable,
+    )
+    tally.merge(done)
+    return done.accepted
 
 
 def _write_end(traces: TracesFile, name: str) -> None:

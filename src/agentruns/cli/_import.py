@@ -5,15 +5,12 @@ from __future__ import annotations
 import json
 import sys
 from collections.abc import Iterable
-from functools import partial
 from typing import TYPE_CHECKING
 
 import click
 
 from agentruns._output import Output
 from agentruns._report import Reporter
-from agentruns._serialize import json_chunks
-from agentruns._workers import OrderedMap, jobs_for
 from agentruns.cli._app import main
 from agentruns.cli._exits import EXIT_INVALID, EXIT_OK, _err, _Usage
 from agentruns.cli._options import _EPILOG, _MAX_ERRORS_HELP, _FormatChoice, _harness_help
@@ -25,58 +22,13 @@ from agentruns.cli._sessions import (
     _refuse_sessions_as_outputs,
     _sessions_among,
     _size_of,
-    _Unreadable,
 )
 from agentruns.io import MAX_RECORD_SIZE
+from agentruns.pipeline import ImportStep, NotRead, Outcome, Stream, run
 from agentruns_generated._json import JsonValue
 
 if TYPE_CHECKING:
     from agentruns.transcripts import RunImport
-
-
-def _imported(
-    names: list[str] | _Unreadable,
-    *,
-    to: str,
-    harness: str,
-    values: dict[str, JsonValue],
-    conversation: str | None,
-    override: bool,
-    max_size: int = MAX_RECORD_SIZE,
-) -> tuple[RunImport | _Unreadable, bytes | None]:
-    """One run imported (in a worker process): what became of it, and its record as JSON
-    (None when it made none, or one larger than ``max_size``, which no other command would
-    read: the run is then refused with its size); the record itself stays in the worker."""
-    if isinstance(names, _Unreadable):
-        return names, None
-    from dataclasses import replace
-
-    from agentruns.transcripts import import_run
-
-    done = import_run(
-        names, to, harness=harness, values=values, conversation=conversation, override=override
-    )
-    if done.record is None:
-        return done, None
-    body = b"".join(json_chunks(done.record))
-    if len(body) > max_size:
-        why = (
-            f"the {to} record is {len(body):,} bytes, larger than the maximum record size "
-            f"({max_size:,} bytes; --max-record-size): the other commands would refuse it"
-        )
-        return replace(done, record=None, error=why), None
-    return replace(done, record=None), body
-
-
-def _import_failed(
-    names: list[str] | _Unreadable, error: BaseException
-) -> tuple[RunImport | _Unreadable, bytes | None]:
-    if isinstance(names, _Unreadable):
-        return names, None
-    from agentruns.transcripts import RunImport
-
-    why = f"the worker reading it ended ({type(error).__name__}: {error})"
-    return RunImport(tuple(names), None, why), None
 
 
 def _refuse_one_id_for_many(to: str, values: dict[str, JsonValue]) -> None:
@@ -211,74 +163,75 @@ def import_command(
         _refuse_one_id_for_many(to, values)
     if folders:
         # a folder in, every session out: each session is a run of its own, found lazily
-        runs: Iterable[list[str] | _Unreadable] = _each_session(transcripts)
+        runs: Iterable[list[str] | NotRead] = _each_session(transcripts)
     else:
         runs = [[name] for name in transcripts] if each else [list(transcripts)]
     named: dict[str, str | None] = {"-o": output, "--rejects": rejects, "--losses": losses}
     extra_inputs = [p for p in (sidecar, conversation) if p]
     messages = Reporter("text", max_errors, quiet, err=True)
-    made = failed = troubled = unreadable = 0
+    troubled = 0
     with _outputs([*transcripts, *extra_inputs], named) as outputs:
         _refuse_sessions_as_outputs(folders, {k: v or "-" for k, v in named.items()})
         out = _opened(outputs, "-o")
         assert out is not None
         reject_out = _opened(outputs, "--rejects")
         loss_out = _opened(outputs, "--losses")
-        work = partial(
-            _imported,
-            to=to,
-            harness=harness,
-            values=values,
-            conversation=conversation,
-            override=override,
-            max_size=max_record_size,
-        )
+        step = ImportStep(to, harness, values, conversation, override, max_record_size)
+
+        def noted(done: RunImport) -> None:
+            nonlocal troubled
+            if progress is not None:
+                progress.add(1, _size_of(done.names))
+            for key in done.kept:
+                messages.note(
+                    f"{done.where}: the session holds {key}: kept (--override replaces it)"
+                )
+            for note in done.notes:
+                messages.note(note)
+            troubled += bool(done.notes)
+
+        def accepted(names: list[str] | NotRead, outcome: Outcome[RunImport]) -> None:
+            assert outcome.value is not None
+            assert outcome.output is not None
+            noted(outcome.value)
+            _write(out, outcome.output, output)
+            if loss_out is not None and outcome.report is not None:
+                _write(loss_out, outcome.report, losses or "")
+
+        def rejected(names: list[str] | NotRead, outcome: Outcome[RunImport]) -> None:
+            # this run only (a missing file, no harness recognized, a refused record, a
+            # worker that died): the others go on
+            assert not isinstance(names, NotRead)
+            (_, why), *problems = outcome.problems
+            done = outcome.value or readers.RunImport(tuple(names), None, why, tuple(problems))
+            noted(done)
+            said = str(done.error)  # a reader's error names its file itself
+            messages.note(said if said.startswith(f"{done.where}: ") else f"{done.where}: {said}")
+            for pointer, message in done.problems:
+                messages.note(f"{done.where}: {pointer or '/'}: {message}")
+            if reject_out is not None:
+                _write(reject_out, done.rejected, rejects or "")
+
+        def unreadable(item: list[str] | NotRead, outcome: Outcome[RunImport]) -> None:
+            assert isinstance(item, NotRead)  # a file of a folder, not a run
+            messages.note(f"{item.path}: unreadable: {item.reason}")
+
         with (
-            OrderedMap(work, runs, jobs_for(jobs), on_failure=_import_failed, chunk=4) as made_runs,
+            Stream(step, runs, jobs=jobs, chunk=4) as stream,
             _shown(_progress(quiet, "imported", (), "runs")) as progress,
         ):
-            for _, (done, body) in made_runs:
-                if isinstance(done, _Unreadable):  # a file of a folder, not a run
-                    unreadable += 1
-                    messages.note(f"{done.path}: unreadable: {done.reason}")
-                    continue
-                if progress is not None:
-                    progress.add(1, _size_of(done.names))
-                for key in done.kept:
-                    messages.note(
-                        f"{done.where}: the session holds {key}: kept (--override replaces it)"
-                    )
-                for note in done.notes:
-                    messages.note(note)
-                troubled += bool(done.notes)
-                if body is None:
-                    # this run only (a missing file, no harness recognized, a refused record):
-                    # the others go on
-                    failed += 1
-                    said = str(done.error)  # a reader's error names its file itself
-                    messages.note(
-                        said if said.startswith(f"{done.where}: ") else f"{done.where}: {said}"
-                    )
-                    for pointer, message in done.problems:
-                        messages.note(f"{done.where}: {pointer or '/'}: {message}")
-                    if reject_out is not None:
-                        _write(reject_out, done.rejected, rejects or "")
-                    continue
-                made += 1
-                _write(out, body, output)
-                _write(out, b"\n", output)
-                if loss_out is not None and done.report is not None:
-                    _write(loss_out, done.report, losses or "")
-        if isinstance(out, Output) and not made and out.replaces:
+            tally = run(stream, accepted=accepted, rejected=rejected, unreadable=unreadable)
+        if isinstance(out, Output) and not tally.accepted and out.replaces:
             out.abort()  # no run: no file (an empty file is no record)
         _commit_all(outputs)
+    made, failed, unreadable_files = tally.accepted, tally.rejected, len(tally.unreadable)
     count = made + failed
     _err(
         f"{count} run{'s' if count != 1 else ''} from {len(transcripts)} "
         f"{'input' if folders else 'transcript'}"
         f"{'s' if len(transcripts) != 1 else ''}: {made} written as {to}, {failed} rejected"
         + (f"; {troubled} with problems" if troubled else "")
-        + (f"; {_count(unreadable, 'file')} unreadable" if unreadable else "")
+        + (f"; {_count(unreadable_files, 'file')} unreadable" if unreadable_files else "")
         + messages.summary("--losses FILE lists every problem; --max-errors 0 prints all")
     )
-    sys.exit(EXIT_INVALID if failed or troubled or unreadable else EXIT_OK)
+    sys.exit(EXIT_INVALID if failed or troubled or unreadable_files else EXIT_OK)

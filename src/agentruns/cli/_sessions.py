@@ -5,7 +5,6 @@ from __future__ import annotations
 import contextlib
 import os
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 
 from agentruns._text import printable
@@ -13,6 +12,7 @@ from agentruns.batch import read_model
 from agentruns.cli._exits import _Usage
 from agentruns.errors import AgentrunsError
 from agentruns.io import read_records
+from agentruns.pipeline import NotRead
 
 
 def _is_folder_of_sessions(name: str) -> bool:
@@ -45,14 +45,6 @@ def _refuse_sessions_as_outputs(folders: list[str], named: dict[str, str]) -> No
                 raise _Usage(f"{option} {path} is a session in {folder}, an input: not replaced")
 
 
-@dataclass(frozen=True)
-class _Unreadable:
-    """A file in a folder of sessions that could not be read (named, never passed over)."""
-
-    path: str
-    reason: str
-
-
 def _size_of(names: Sequence[str]) -> int:
     total = 0
     for name in names:
@@ -61,16 +53,16 @@ def _size_of(names: Sequence[str]) -> int:
     return total
 
 
-def _each_session(inputs: Sequence[str]) -> Iterator[list[str] | _Unreadable]:
+def _each_session(inputs: Sequence[str]) -> Iterator[list[str] | NotRead]:
     from agentruns import transcripts as readers
 
     for name in inputs:
         if _is_folder_of_sessions(name):
             found = 0
-            skipped: list[_Unreadable] = []
+            skipped: list[NotRead] = []
 
-            def note(path: str, why: str, into: list[_Unreadable] = skipped) -> None:
-                into.append(_Unreadable(path, why))
+            def note(path: str, why: str, into: list[NotRead] = skipped) -> None:
+                into.append(NotRead(path, why))
 
             for session, _ in readers.sessions(name, note):
                 yield from skipped

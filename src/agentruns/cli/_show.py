@@ -4,20 +4,21 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Iterator
+from functools import partial
 from typing import TYPE_CHECKING
 
 import click
 
 from agentruns._text import printable
-from agentruns.batch import read_model
+from agentruns.batch import read_run
 from agentruns.cli._app import main
 from agentruns.cli._exits import EXIT_INVALID, EXIT_OK, _err
 from agentruns.cli._options import _EPILOG, _format_option
-from agentruns.cli._records import _note, _unreadable
+from agentruns.cli._records import _unreadable
 from agentruns.cli._sessions import _session_file
-from agentruns.errors import AgentrunsError, InputError
-from agentruns.io import read_records
+from agentruns.errors import InputError
+from agentruns.io import Raw, read_raw
+from agentruns.pipeline import Candidate, NotRead, Outcome, Stream, read_session, run, session_items
 
 if TYPE_CHECKING:
     from agentruns.canonical import Run
@@ -40,25 +41,51 @@ def show_command(file: str, fmt: str, wanted: str | None) -> None:
     with control characters escaped."""
     from agentruns.show import render_run
 
-    shown = invalid = 0
+    position = shown = invalid = 0
+
+    def picked(run_: Run | None) -> bool:
+        nonlocal position
+        position += 1
+        return wanted is None or _is_run(wanted, position, run_)
+
+    def accepted(item: Raw | Candidate | NotRead, outcome: Outcome[Run]) -> None:
+        nonlocal shown, invalid
+        assert outcome.value is not None
+        assert outcome.format is not None
+        if not picked(outcome.value):
+            return
+        try:
+            render_run(outcome.value, outcome.format)
+        except BrokenPipeError:
+            raise
+        except Exception as error:  # one run that cannot be shown costs only itself
+            invalid += 1
+            _err(printable(f"{_where(item)}: cannot show this run: {error}"))
+            return
+        shown += 1
+
+    def rejected(item: Raw | Candidate | NotRead, outcome: Outcome[Run]) -> None:
+        nonlocal invalid
+        if not picked(None):
+            return
+        invalid += 1
+        if isinstance(item, NotRead):
+            _err(printable(f"{item.path}: /: unreadable: {item.reason}"))
+            return
+        for pointer, message in outcome.problems:
+            said = message if isinstance(item, Raw) else f"cannot show this session: {message}"
+            _err(printable(f"{_where(item)}: {pointer or '/'}: {said}"))
+
+    harness = _session_file(file) if fmt == "auto" else None
     try:
-        for position, (where, name, run, problems) in enumerate(_runs_to_show(file, fmt), 1):
-            if wanted is not None and not _is_run(wanted, position, run):
-                continue
-            if run is None or name is None:
-                invalid += 1
-                for pointer, message in problems:
-                    _err(printable(f"{where}: {pointer or '/'}: {message}"))
-                continue
-            try:
-                render_run(run, name)
-            except BrokenPipeError:
-                raise
-            except Exception as error:  # one run that cannot be shown costs only itself
-                invalid += 1
-                _err(printable(f"{where}: cannot show this run: {error}"))
-                continue
-            shown += 1
+        if harness is not None or (file != "-" and os.path.isdir(file)):
+            # the session a session file is, the sessions of a folder
+            items = [(file, harness)] if harness is not None else session_items(file)
+            sessions = Stream(read_session, items)
+            run(sessions, accepted=accepted, rejected=rejected, unreadable=rejected)
+        else:  # the records of a file
+            records = Stream(partial(read_run, fmt=fmt), read_raw(file))
+            run(records, accepted=accepted, rejected=rejected)
     except InputError as error:
         _unreadable(str(error))
         sys.exit(EXIT_INVALID)
@@ -73,39 +100,7 @@ def _is_run(wanted: str, position: int, run: Run | None) -> bool:
     return run is not None and wanted in (run.run_id, run.trajectory_id)
 
 
-def _runs_to_show(
-    file: str, fmt: str
-) -> Iterator[tuple[str, str | None, Run | None, list[tuple[str, str]]]]:
-    """(where, format or harness, the run or None, the problems) of each run in FILE: the
-    records of a file, the session a session file is, the sessions of a folder."""
-    from agentruns.conversion import to_canonical
-    from agentruns.transcripts import Unreadable, candidates, open_session
-
-    harness = _session_file(file) if fmt == "auto" else None
-    if harness is not None or (file != "-" and os.path.isdir(file)):
-        unreadable: list[tuple[str, str]] = []
-        found = [(file, harness)] if harness is not None else candidates(file, _note(unreadable))
-        for name, known in found:
-            for path, reason in unreadable:
-                yield path, None, None, [("", f"unreadable: {reason}")]
-            unreadable.clear()
-            transcript = open_session(name, known)
-            if isinstance(transcript, Unreadable):
-                said = transcript.reason
-                yield name, None, None, [("", f"cannot show this session: {said}")]
-            elif transcript is not None:
-                yield name, transcript.harness, transcript.run, []
-        for path, reason in unreadable:
-            yield path, None, None, [("", f"unreadable: {reason}")]
-        return
-    for record in read_records(file):
-        read_as, model, problems = read_model(record, fmt)
-        if model is None or read_as is None:
-            yield record.where, None, None, list(problems)
-            continue
-        try:
-            run = to_canonical(model)
-        except AgentrunsError as error:
-            yield record.where, None, None, [("", f"cannot show this run: {error}")]
-            continue
-        yield record.where, read_as, run, []
+def _where(item: Raw | Candidate | NotRead) -> str:
+    if isinstance(item, Raw):
+        return f"{item.source}:{item.line}"
+    return item.path if isinstance(item, NotRead) else item[0]

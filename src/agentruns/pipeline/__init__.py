@@ -20,19 +20,36 @@ is that item's rejection), in worker processes when there are many items, and th
 come back in input order. ``Tally`` always adds up: records = accepted + rejected.
 """
 
-from agentruns.pipeline._outcome import Outcome, Problem, Problems, Tally
+from agentruns.pipeline._import import ImportStep
+from agentruns.pipeline._outcome import NOTHING, Outcome, Problem, Problems, Tally
 from agentruns.pipeline._outputs import Committable, Outputs
+from agentruns.pipeline._sessions import (
+    Candidate,
+    NotRead,
+    SessionStep,
+    read_session,
+    session_items,
+    session_size,
+)
 from agentruns.pipeline._stream import Boundary, Stream, failed, run
 
 __all__ = [
+    "NOTHING",
     "Boundary",
+    "Candidate",
     "Committable",
+    "ImportStep",
+    "NotRead",
     "Outcome",
     "Outputs",
     "Problem",
     "Problems",
+    "SessionStep",
     "Stream",
     "Tally",
     "failed",
+    "read_session",
     "run",
+    "session_items",
+    "session_size",
 ]

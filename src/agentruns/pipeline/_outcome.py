@@ -4,13 +4,13 @@ accounting of a job: a leaf, imported by every step and sink."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Generic
+from typing import Generic, Never
 
 from typing_extensions import TypeVar
 
 from agentruns._rejects import Problem
 
-__all__ = ["Outcome", "Problem", "Problems", "Tally"]
+__all__ = ["NOTHING", "Outcome", "Problem", "Problems", "Tally"]
 
 V = TypeVar("V", default=None, covariant=True)
 
@@ -40,10 +40,20 @@ class Outcome(Generic[V]):
     """The record's line for a losses file: pointers lost and values derived (if asked)."""
     value: V | None = None
     """What the step made that is added up, not written (see the class)."""
+    unreadable: str | None = None
+    """Why the item, an input of its own (a file of a folder of sessions), could not be read
+    at all: counted among the job's unreadable inputs, not as a record."""
+    empty: bool = False
+    """The item held no run (a file of a folder that no harness wrote): not counted, and
+    given to no handler."""
 
     @property
     def accepted(self) -> bool:
-        return not self.problems
+        return not self.problems and self.unreadable is None and not self.empty
+
+
+NOTHING: Outcome[Never] = Outcome(empty=True)
+"""The outcome of an item that held no run."""
 
 
 @dataclass
@@ -65,6 +75,11 @@ class Tally:
     """Accepted records per format."""
 
     def count(self, outcome: Outcome[V]) -> None:
+        if outcome.empty:
+            return
+        if outcome.unreadable is not None:
+            self.unreadable.append(outcome.unreadable)
+            return
         self.records += 1
         if outcome.problems:
             self.rejected += 1

@@ -117,15 +117,22 @@ def run(
     *,
     accepted: Callable[[I, Outcome[V]], object] = _nothing,
     rejected: Callable[[I, Outcome[V]], object] = _nothing,
+    unreadable: Callable[[I, Outcome[V]], object] = _nothing,
     each: Callable[[I], object] | None = None,
 ) -> Tally:
-    """Run the stream to its end: every item's outcome, in input order, to ``accepted`` or
-    ``rejected`` (``each`` sees every item first: a progress display); the workers end
-    however it ends. Returns the tally, which always adds up (records = accepted +
+    """Run the stream to its end: every item's outcome, in input order, to ``accepted``,
+    ``rejected`` or ``unreadable`` (an input that could not be read); an item that held no
+    run to none of them (``each`` sees every item first: a progress display). The workers
+    end however it ends. Returns the tally, which always adds up (records = accepted +
     rejected)."""
     with stream:
         for item, outcome in stream:
             if each is not None:
                 each(item)
-            (accepted if outcome.accepted else rejected)(item, outcome)
+            if outcome.empty:
+                continue
+            if outcome.unreadable is not None:
+                unreadable(item, outcome)
+            else:
+                (accepted if outcome.accepted else rejected)(item, outcome)
     return stream.tally
