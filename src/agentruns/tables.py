@@ -15,17 +15,15 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
-from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from pydantic import MISSING
 
 from agentruns.batch import (
-    Outcome,
     Tally,
     collect,
     known_format,
@@ -34,8 +32,9 @@ from agentruns.batch import (
 )
 from agentruns.canonical import Run
 from agentruns.derivations import derive_run_id, duration_ms, status, total_tokens
-from agentruns.errors import MissingDependency
+from agentruns.errors import AgentrunsError, MissingDependency
 from agentruns.io import Raw
+from agentruns.pipeline import Candidate, NotRead, Outcome, Stream, read_session
 
 __all__ = [
     "BLOCK",
@@ -353,35 +352,28 @@ def _exported(
     return Exported(runs, steps, rejects, problems, tally)
 
 
-def export_sessions(items: Iterable[tuple[str, str | None]]) -> Exported:
-    """The run and step rows of sessions: (what ``agentruns.transcripts.load`` takes, its
-    harness, or None for a file to sniff, left out when no harness wrote it), each a run
-    whose format is its harness; one that cannot be read is rejected with the reason."""
+def export_sessions(items: Iterable[Candidate | NotRead]) -> Exported:
+    """The run and step rows of sessions (the items of ``agentruns.pipeline.session_items``),
+    each a run whose format is its harness; a file no harness wrote is left out, one that
+    cannot be read is rejected with the reason (or, a file that could not be read at all,
+    counted among the unreadable inputs)."""
     require_pyarrow()
-    from agentruns.errors import AgentrunsError
-    from agentruns.transcripts import Unreadable, open_session
-
     columns = _Columns()
     problems: list[tuple[str, int, str, str]] = []
     tally = Tally()
-    for name, harness in items:
-        transcript = open_session(name, harness)
-        if transcript is None:
-            continue  # no session
-        tally.records += 1
-        if isinstance(transcript, Unreadable):
-            problems.append((name, 0, "", transcript.reason))
-        else:
-            found = transcript.harness
+    for item in items:
+        if isinstance(item, NotRead):
+            tally.unreadable.append(f"{item.path}: unreadable: {item.reason}")
+            continue
+        name = item[0]
+        read = read_session(item)
+        if read.value is not None and read.format is not None:
             try:
-                add_run(columns, transcript.run, found, name, 0)
+                add_run(columns, read.value, read.format, name, 0)
             except (AgentrunsError, ValueError) as error:
-                problems.append((name, 0, "", str(error)))
-            else:
-                tally.accepted += 1
-                tally.by_format[found] = tally.by_format.get(found, 0) + 1
-                continue
-        tally.rejected += 1
+                read = Outcome(read.format, (("", str(error)),))
+        tally.count(read)
+        problems += [(name, 0, pointer, message) for pointer, message in read.problems]
     return _exported(columns, [], problems, tally)
 
 
@@ -390,27 +382,22 @@ SESSIONS_BLOCK = 16
 
 
 def export_session_blocks(
-    items: Iterable[tuple[str, str | None]], *, jobs: int | None = 1
-) -> Iterator[tuple[list[tuple[str, str | None]], Exported]]:
+    items: Iterable[Candidate | NotRead], *, jobs: int | None = 1
+) -> Iterator[tuple[list[Candidate | NotRead], Exported]]:
     """``(block, its rows)`` for consecutive blocks of sessions (see ``export_sessions``),
     in order, read in ``jobs`` processes (``None``: one per available CPU)."""
-    from agentruns._workers import OrderedMap, jobs_for
-
-    with OrderedMap(
-        export_sessions,
-        _blocks(items, SESSIONS_BLOCK),
-        jobs_for(jobs),
-        on_failure=_failed_sessions,
-        chunk=1,
-    ) as blocks:
-        yield from blocks
+    return _in_blocks(_session_rows, _blocks(items, SESSIONS_BLOCK), jobs, _failed_sessions)
 
 
-def _failed_sessions(block: list[tuple[str, str | None]], error: BaseException) -> Exported:
+def _session_rows(block: list[Candidate | NotRead]) -> Outcome[Exported]:
+    return Outcome(value=export_sessions(block))
+
+
+def _failed_sessions(block: list[Candidate | NotRead], why: str) -> Exported:
     """A block whose worker died: each of its sessions rejected with the reason, no rows."""
     empty = export_sessions([])
-    why = f"the worker reading it ended ({type(error).__name__}: {error})"
-    problems = [(name, 0, "", why) for name, _ in block]
+    names = [item.path if isinstance(item, NotRead) else item[0] for item in block]
+    problems = [(name, 0, "", why) for name in names]
     tally = Tally(records=len(block), rejected=len(block))
     return Exported(empty.runs, empty.steps, [], problems, tally)
 
@@ -426,17 +413,33 @@ def export_blocks(
     """``(block, its rows)`` for consecutive blocks of ``raws``, in order; the rows are
     built in ``jobs`` processes (``None``: one per available CPU). The same rows in the
     same order whatever the number of jobs."""
-    from agentruns._workers import OrderedMap, jobs_for
+    step = _RawRows(fmt)
+    return _in_blocks(step, _blocks(raws, block), jobs, _failed_block)
 
-    workers = jobs_for(jobs)
-    with OrderedMap(
-        partial(export_raws, fmt=fmt),
-        _blocks(raws, block),
-        workers,
-        on_failure=_failed_block,
-        chunk=1,
-    ) as blocks:
-        yield from blocks
+
+class _RawRows:
+    def __init__(self, fmt: str) -> None:
+        self.fmt = fmt
+
+    def __call__(self, block: list[Raw]) -> Outcome[Exported]:
+        return Outcome(value=export_raws(block, fmt=self.fmt))
+
+
+def _in_blocks(
+    step: Callable[[list[T]], Outcome[Exported]],
+    blocks: Iterator[list[T]],
+    jobs: int | None,
+    failed: Callable[[list[T], str], Exported],
+) -> Iterator[tuple[list[T], Exported]]:
+    """Each block's rows, from the pipeline's stream over the blocks (its tally counts
+    blocks: each block's own counts its records); a block whose worker died is each of its
+    items rejected with the reason."""
+    with Stream(step, blocks, jobs=jobs, chunk=1) as stream:
+        for block, outcome in stream:
+            if outcome.value is not None:
+                yield block, outcome.value
+            else:
+                yield block, failed(block, "; ".join(why for _, why in outcome.problems))
 
 
 def _blocks(raws: Iterable[T], size: int) -> Iterator[list[T]]:
@@ -450,15 +453,14 @@ def _blocks(raws: Iterable[T], size: int) -> Iterator[list[T]]:
         yield block
 
 
-def _failed_block(block: list[Raw], error: BaseException) -> Exported:
+def _failed_block(block: list[Raw], why: str) -> Exported:
     """A block whose worker died: each of its records rejected with the reason, no rows."""
     from agentruns.batch import Lines
-    from agentruns.pipeline import failed
 
     empty = export_raws([])
     lines = Lines()
     for raw in block:
-        lines.add(raw, failed(raw, error))
+        lines.add(raw, Outcome(problems=(("", why),)))
     return Exported(empty.runs, empty.steps, lines.rejects, lines.problems, lines.tally)
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from functools import partial
 from itertools import groupby
 from typing import TYPE_CHECKING
@@ -24,28 +24,27 @@ from agentruns.cli._options import (
     _jsonl_option,
     _rejects_option,
 )
-from agentruns.cli._progress import _Progress, _progress
+from agentruns.cli._progress import _progress
 from agentruns.cli._records import (
     _batch,
     _commit_all,
     _count,
     _opened,
     _outputs,
-    _problem_raws,
     _reject,
     _shown,
     _unreadable,
     _unreadable_note,
     _write,
 )
-from agentruns.cli._sessions import _as_sessions, _refuse_folder, _size_of
+from agentruns.cli._sessions import _as_sessions, _refuse_folder
 from agentruns.errors import OutputError
 from agentruns.io import MAX_RECORD_SIZE, Layout, Raw
-from agentruns.pipeline import Candidate, NotRead, Stream, run, session_items
+from agentruns.pipeline import Candidate, NotRead, Stream, run, session_items, session_size
 
 if TYPE_CHECKING:
     from agentruns.otlp import Collector, TracesFile
-    from agentruns.tables import ParquetExport
+    from agentruns.tables import Exported
 
 
 @main.command(
@@ -118,7 +117,7 @@ def export_command(
         require_pyarrow()
     except MissingPyarrow as error:
         raise _Usage(str(error)) from None
-    from agentruns.tables import ParquetExport, export_blocks
+    from agentruns.tables import ParquetExport, export_blocks, export_session_blocks
 
     report = Reporter("text", max_errors, err=True)
     tally = Tally()
@@ -129,27 +128,36 @@ def export_command(
         export = outputs.hold("-o", ParquetExport(folder))
         reject_out = _opened(outputs, "--rejects")
         with _shown(_progress(quiet, "exported", () if sessions else inputs)) as progress:
+
+            def written(block: Sequence[Raw | Candidate | NotRead], part: Exported) -> None:
+                """One block's rows: counted, its problems said, its rejects kept."""
+                if progress is not None:
+                    progress.add(part.tally.records, sum(map(_item_size, block)))
+                for said in part.tally.unreadable:  # files of a folder of sessions
+                    _unreadable(said)
+                tally.merge(part.tally)
+                raws = {(r.source, r.line): r.raw for r in block if isinstance(r, Raw)}
+                for source, line, pointer, message in part.problems:
+                    raw = raws.get((source, line), b"")
+                    said = message if line else f"{source}: {message}"
+                    report.say("rejected", source, line, said, raw=raw, pointer=pointer)
+                if reject_out is not None:
+                    for text in part.rejects:
+                        _write(reject_out, text, rejects or "")
+                export.write(part)
+
             for of_sessions, group in groupby(inputs, key=lambda path: path in sessions):
-                if of_sessions:
+                if of_sessions:  # each session of each a run
                     for path in group:
-                        _export_sessions(path, export, tally, report, jobs, progress)
+                        for items, part in export_session_blocks(session_items(path), jobs=jobs):
+                            written(items, part)
                     continue
                 # the record files in a row: one stream of records, one set of workers
                 raws = read_inputs(
                     list(group), layout, max_record_size, tally, on_unreadable=_unreadable
                 )
                 for block, part in export_blocks(raws, fmt=fmt, jobs=jobs):
-                    if progress is not None:
-                        progress.add(len(block), sum(len(raw.raw) + 1 for raw in block))
-                    tally.merge(part.tally)
-                    for (source, line, pointer, message), raw in _problem_raws(
-                        part.problems, block
-                    ):
-                        report.say("rejected", source, line, message, raw=raw, pointer=pointer)
-                    if reject_out is not None:
-                        for text in part.rejects:
-                            _write(reject_out, text, rejects or "")
-                    export.write(part)
+                    written(block, part)
         _commit_all(outputs)
     _err(
         f"{_count(tally.records, 'record')} in: {tally.accepted} exported to {folder}, "
@@ -160,30 +168,8 @@ def export_command(
     sys.exit(EXIT_INVALID if tally.rejected or tally.unreadable else EXIT_OK)
 
 
-def _export_sessions(
-    source: str,
-    export: ParquetExport,
-    tally: Tally,
-    report: Reporter,
-    jobs: int | None,
-    progress: _Progress | None,
-) -> None:
-    """The sessions of a folder (or the session file ``source`` is), each a run, into the
-    tables; a file that cannot be read is named and counted as an unreadable input."""
-    from agentruns.tables import export_session_blocks
-    from agentruns.transcripts import candidates
-
-    def unreadable(path: str, reason: str) -> None:
-        tally.unreadable.append(f"{path}: {reason}")
-        _unreadable(f"{path}: unreadable: {reason}")
-
-    for block, part in export_session_blocks(candidates(source, unreadable), jobs=jobs):
-        if progress is not None:
-            progress.add(part.tally.records, _size_of([name for name, _ in block]))
-        tally.merge(part.tally)
-        for name, line, pointer, message in part.problems:
-            report.say("rejected", name, line, f"{name}: {message}", pointer=pointer)
-        export.write(part)
+def _item_size(item: Raw | Candidate | NotRead) -> int:
+    return len(item.raw) + 1 if isinstance(item, Raw) else session_size(item)
 
 
 def _export_otlp(

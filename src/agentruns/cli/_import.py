@@ -21,10 +21,9 @@ from agentruns.cli._sessions import (
     _is_folder_of_sessions,
     _refuse_sessions_as_outputs,
     _sessions_among,
-    _size_of,
 )
 from agentruns.io import MAX_RECORD_SIZE
-from agentruns.pipeline import ImportStep, NotRead, Outcome, Stream, run
+from agentruns.pipeline import ImportStep, NotRead, Outcome, Stream, run, session_size
 from agentruns_generated._json import JsonValue
 
 if TYPE_CHECKING:
@@ -181,7 +180,7 @@ def import_command(
         def noted(done: RunImport) -> None:
             nonlocal troubled
             if progress is not None:
-                progress.add(1, _size_of(done.names))
+                progress.add(1, sum(session_size((name, None)) for name in done.names))
             for key in done.kept:
                 messages.note(
                     f"{done.where}: the session holds {key}: kept (--override replaces it)"

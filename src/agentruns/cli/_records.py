@@ -4,7 +4,7 @@ rejects, outputs opened and committed together, the batch a command runs."""
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from typing import IO, TYPE_CHECKING, TypeVar
 
 from agentruns._output import Output, Records
@@ -136,15 +136,3 @@ def _commit_all(outputs: Outputs) -> None:
         outputs.commit(before=_stop_point)
     except OutputError as error:
         raise _WriteFailed(str(error)) from None
-
-
-def _problem_raws(
-    problems: list[tuple[str, int, str, str]], block: list[Raw]
-) -> Iterator[tuple[tuple[str, int, str, str], bytes]]:
-    by_line = {(raw.source, raw.line): raw.raw for raw in block}
-    for problem in problems:
-        yield problem, by_line.get((problem[0], problem[1]), b"")
-
-
-def _note(into: list[tuple[str, str]]) -> Callable[[str, str], None]:
-    return lambda path, reason: into.append((path, reason))

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
 import os
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -43,14 +42,6 @@ def _refuse_sessions_as_outputs(folders: list[str], named: dict[str, str]) -> No
                 except readers.TranscriptError:
                     continue
                 raise _Usage(f"{option} {path} is a session in {folder}, an input: not replaced")
-
-
-def _size_of(names: Sequence[str]) -> int:
-    total = 0
-    for name in names:
-        with contextlib.suppress(OSError):
-            total += os.stat(name.partition("#")[0]).st_size
-    return total
 
 
 def _each_session(inputs: Sequence[str]) -> Iterator[list[str] | NotRead]:
