@@ -20,16 +20,15 @@ The files must be readable by the workers at the same paths (a shared file syste
 from __future__ import annotations
 
 import os
-import sys
 import time
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import partial
-from typing import IO, TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from agentruns._compression import compression_of
-from agentruns._output import Output, Records, refuse_overlaps, writes_lines
+from agentruns._output import Records, writes_lines
 from agentruns.batch import (
     Lines,
     Outcome,
@@ -48,6 +47,7 @@ from agentruns.io import (
     read_range,
     read_raw,
 )
+from agentruns.pipeline import Outputs
 
 __all__ = [
     "NO_WORKER_TIMEOUT",
@@ -261,16 +261,12 @@ def convert_files(
     """``agentruns convert --to TO PATHS -o OUTPUT [--rejects R] [--losses L]`` on the
     cluster: the same files, byte for byte. An output that is an input, or another output,
     is refused (``OutputError``) before anything is read."""
-    named = {"output": output, "rejects": rejects or "-", "losses": losses or "-"}
-    refuse_overlaps(tuple(paths), named)
-    outputs: dict[str, Output] = {}
     tally = Tally()
-    try:
-        for name, path in named.items():
-            if path != "-":
-                outputs[name] = Output(path)
-        sink: IO[bytes] | Output = outputs.get("output", sys.stdout.buffer)
+    with Outputs(paths, {"output": output, "rejects": rejects, "losses": losses}) as outputs:
+        sink = outputs.open("output")
+        assert sink is not None
         records = Records(sink, lines=writes_lines(output, paths, False))
+        written = {name: outputs.open(name) for name in ("rejects", "losses")}
         parts = parts_of(paths, part_bytes)
         work = (max_record_size, to, source, strict)
         run = _run_parts(client, convert_part, parts, *work, no_worker_timeout=no_worker_timeout)
@@ -278,17 +274,15 @@ def convert_files(
             tally.merge(lines.tally)
             for piece in lines.output:
                 records.write(piece)
-            for name, data in (("rejects", lines.rejects), ("losses", lines.losses)):
-                if name in outputs:
+            for out, data in (
+                (written["rejects"], lines.rejects),
+                (written["losses"], lines.losses),
+            ):
+                if out is not None:
                     for piece in data:
-                        outputs[name].write(piece)
+                        out.write(piece)
         records.finish()
-        for writer in outputs.values():
-            writer.commit()
-    except BaseException:
-        for writer in outputs.values():
-            writer.abort()
-        raise
+        outputs.commit()
     return tally
 
 
@@ -305,9 +299,9 @@ def export_files(
     """``agentruns export PATHS -o FOLDER`` on the cluster: the same tables, row for row."""
     from agentruns.tables import ParquetExport
 
-    export = ParquetExport(folder)
     tally = Tally()
-    try:
+    with Outputs(paths, {"-o": folder}) as outputs:
+        export = outputs.hold("-o", ParquetExport(folder))
         parts = parts_of(paths, part_bytes)
         run = _run_parts(
             client, export_part, parts, max_record_size, fmt, no_worker_timeout=no_worker_timeout
@@ -315,8 +309,5 @@ def export_files(
         for part in run:
             tally.merge(part.tally)
             export.write(part)
-        export.commit()
-    except BaseException:
-        export.abort()
-        raise
+        outputs.commit()
     return tally
