@@ -103,3 +103,38 @@ def test_the_readers_import_neither_the_batch_engine_nor_the_command() -> None:
     for name, path in modules.items():
         if name.startswith("agentruns.transcripts"):
             assert not _imports(name, path, modules) & upper, name
+
+
+def test_the_pipeline_imports_none_of_its_steps_commands_or_engines() -> None:
+    """The loop and its sources know nothing of what runs on them: the steps (statistics,
+    tables, traces), the batch functions, the command and Dask import the pipeline, never
+    the other way round."""
+    modules = _modules()
+    above = {
+        "agentruns.batch",
+        "agentruns.engine",
+        "agentruns.cli",
+        "agentruns.distributed",
+        "agentruns.stats",
+        "agentruns.tables",
+        "agentruns.otlp",
+        "agentruns.show",
+    }
+    for name, path in modules.items():
+        if name.startswith("agentruns.pipeline"):
+            found = {
+                m
+                for m in _imports(name, path, modules)
+                if m.split(".")[:2] != ["agentruns", "pipeline"]
+            }
+            assert not {m for m in found if any(m == a or m.startswith(a + ".") for a in above)}, (
+                name
+            )
+
+
+def test_the_readers_do_not_import_the_pipeline() -> None:
+    modules = _modules()
+    for name, path in modules.items():
+        if name.startswith("agentruns.transcripts"):
+            found = _imports(name, path, modules)
+            assert not {m for m in found if m.startswith("agentruns.pipeline")}, name

@@ -11,7 +11,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agentruns.pipeline import Outcome, Stream, Tally, failed, run
+from agentruns.io import Raw
+from agentruns.pipeline import Outcome, Stream, Tally, run
+from agentruns.pipeline._stream import failed
 
 
 @dataclass(frozen=True)
@@ -110,3 +112,17 @@ def test_a_worker_that_died_rejects_only_its_items() -> None:
     )
     assert not outcome.accepted
     assert "ended unexpectedly" in outcome.problems[0][1]
+
+
+def test_handle_lines_still_works_and_says_it_is_deprecated() -> None:
+    from agentruns.batch import handle_lines, raws_of
+
+    with pytest.warns(DeprecationWarning, match="pipeline.Stream"):
+        old = list(handle_lines(_raw_step, [b"1", b"", b"x"], "in.jsonl"))
+    new = list(Stream(_raw_step, raws_of([b"1", b"", b"x"], "in.jsonl")))
+    assert old == new
+    assert [raw.line for raw, _ in old] == [1, 3]
+
+
+def _raw_step(raw: Raw) -> Outcome:
+    return Outcome("digits") if raw.raw.isdigit() else Outcome(None, (("", "not digits"),))

@@ -14,6 +14,11 @@ held, each rejected with the reason. Memory is bounded by the maximum record siz
         for raw, outcome in batch:
             ...  # outcome.output (bytes) or outcome.problems
     batch.tally  # records, accepted, rejected, unreadable inputs, by format
+
+A ``Batch`` is the pipeline's ``Stream`` (``agentruns.pipeline``) of files of records.
+Deprecated, kept for one release: ``Boundary``, ``Outcome``, ``Problem``, ``Problems`` and
+``Tally`` are ``agentruns.pipeline``'s; import them from there. ``handle_lines`` is
+``agentruns.pipeline.Stream(work, raws_of(lines, name, first_line))``.
 """
 
 from __future__ import annotations
@@ -40,7 +45,9 @@ from agentruns.io import (
     too_large,
     validate,
 )
-from agentruns.pipeline import Boundary, Outcome, Problem, Problems, Stream, Tally, run
+from agentruns.pipeline import Outcome, Problem, Stream, Tally, run
+from agentruns.pipeline._outcome import Problems
+from agentruns.pipeline._stream import Boundary
 
 V = TypeVar("V", default=None)
 
@@ -278,7 +285,15 @@ def handle_lines(
     name: str = "-",
     first_line: int = 1,
 ) -> Iterator[tuple[Raw, Outcome]]:
-    """``work`` on each record of ``lines``, in this process, each inside its error boundary."""
+    """Deprecated: ``Stream(work, raws_of(lines, name, first_line))`` (``agentruns.pipeline``)."""
+    import warnings
+
+    warnings.warn(
+        "agentruns.batch.handle_lines is deprecated: iterate "
+        "agentruns.pipeline.Stream(work, raws_of(lines, name, first_line))",
+        DeprecationWarning,
+        stacklevel=2,
+    )
     with Stream(work, raws_of(lines, name, first_line)) as stream:
         yield from stream
 

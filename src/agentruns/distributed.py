@@ -54,13 +54,9 @@ __all__ = [
     "PART_BYTES",
     "Part",
     "convert_files",
-    "convert_part",
     "export_files",
-    "export_part",
-    "part_lines",
     "parts_of",
     "validate_files",
-    "validate_part",
 ]
 
 
@@ -118,7 +114,7 @@ def parts_of(paths: Sequence[str], part_bytes: int = PART_BYTES) -> list[Part]:
     return parts
 
 
-def part_lines(part: Part) -> int:
+def _part_lines(part: Part) -> int:
     """Lines in a part (the next part's first line number follows from it)."""
     return 0 if part.end is None else count_lines(part.path, part.start, part.end)
 
@@ -140,18 +136,18 @@ def _handle(work: Callable[[Raw], Outcome], part: Part, first_line: int, max_siz
     return result
 
 
-def convert_part(
+def _convert_part(
     part: Part, first_line: int, max_size: int, to: str, source: str, strict: bool
 ) -> Lines:
     work = partial(convert_document, to=to, source=source, strict=strict, report=True)
     return _handle(work, part, first_line, max_size)
 
 
-def validate_part(part: Part, first_line: int, max_size: int, fmt: str) -> Lines:
+def _validate_part(part: Part, first_line: int, max_size: int, fmt: str) -> Lines:
     return _handle(partial(validate_document, fmt=fmt), part, first_line, max_size)
 
 
-def export_part(part: Part, first_line: int, max_size: int, fmt: str) -> Exported:
+def _export_part(part: Part, first_line: int, max_size: int, fmt: str) -> Exported:
     from agentruns.tables import export_raws
 
     unreadable: list[str] = []
@@ -196,7 +192,7 @@ def _run_parts(
 ) -> Iterator[T]:
     """``function(part, first_line, *args)`` on the cluster; results in part order, each
     gathered as soon as it and every part before it are done (bounded client memory)."""
-    counting = client.map(part_lines, parts, pure=False)
+    counting = client.map(_part_lines, parts, pure=False)
     try:
         counts = [_result(client, future, no_worker_timeout) for future in counting]
     except BaseException:
@@ -236,7 +232,7 @@ def validate_files(
     total = Lines()
     parts = parts_of(paths, part_bytes)
     run = _run_parts(
-        client, validate_part, parts, max_record_size, fmt, no_worker_timeout=no_worker_timeout
+        client, _validate_part, parts, max_record_size, fmt, no_worker_timeout=no_worker_timeout
     )
     for lines in run:
         total.problems += lines.problems
@@ -269,7 +265,7 @@ def convert_files(
         written = {name: outputs.open(name) for name in ("rejects", "losses")}
         parts = parts_of(paths, part_bytes)
         work = (max_record_size, to, source, strict)
-        run = _run_parts(client, convert_part, parts, *work, no_worker_timeout=no_worker_timeout)
+        run = _run_parts(client, _convert_part, parts, *work, no_worker_timeout=no_worker_timeout)
         for lines in run:
             tally.merge(lines.tally)
             for piece in lines.output:
@@ -304,7 +300,7 @@ def export_files(
         export = outputs.hold("-o", ParquetExport(folder))
         parts = parts_of(paths, part_bytes)
         run = _run_parts(
-            client, export_part, parts, max_record_size, fmt, no_worker_timeout=no_worker_timeout
+            client, _export_part, parts, max_record_size, fmt, no_worker_timeout=no_worker_timeout
         )
         for part in run:
             tally.merge(part.tally)

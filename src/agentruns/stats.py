@@ -34,7 +34,6 @@ __all__ = [
     "EXACT",
     "MAX_KEYS",
     "OTHER",
-    "QUANTILES",
     "TOKEN_KINDS",
     "LargeRun",
     "RunFacts",
@@ -49,7 +48,7 @@ __all__ = [
 MAX_KEYS = 10_000
 """Distinct agent ids and tool names counted by name; the rest are ``(other)``."""
 OTHER = "(other)"
-QUANTILES = (0.5, 0.9, 0.99)
+_QUANTILES = (0.5, 0.9, 0.99)
 
 
 EXACT = 4096
@@ -134,7 +133,7 @@ class Sketch:
 
     def summary(self) -> dict[str, JsonValue]:
         found: dict[str, JsonValue] = {"count": self.count, "min": self.minimum}
-        for q in QUANTILES:
+        for q in _QUANTILES:
             found[f"p{round(q * 100)}"] = self.quantile(q)
         found["max"] = self.maximum
         return found

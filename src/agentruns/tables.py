@@ -43,12 +43,10 @@ __all__ = [
     "MissingPyarrow",
     "ParquetExport",
     "RunIds",
-    "add_run",
     "export_blocks",
     "export_lines",
     "export_raws",
     "export_session_blocks",
-    "export_sessions",
     "require_pyarrow",
     "runs_schema",
     "steps_schema",
@@ -169,7 +167,7 @@ class _Columns:
             self.steps.setdefault(key, []).append(value)
 
 
-def add_run(columns: _Columns, run: Run, fmt: str, source: str, line: int) -> None:
+def _add_run(columns: _Columns, run: Run, fmt: str, source: str, line: int) -> None:
     """Append the run's row and its steps' rows (all computed first: a run is added whole or
     not at all)."""
     row = len(columns.runs.get("format", []))
@@ -308,7 +306,7 @@ class _Work:
         read = read_run(raw, self.fmt)
         if read.value is None or read.format is None:
             return Outcome(read.format, read.problems)
-        add_run(self.columns, read.value, read.format, raw.source, raw.line)
+        _add_run(self.columns, read.value, read.format, raw.source, raw.line)
         return Outcome(read.format)
 
 
@@ -352,7 +350,7 @@ def _exported(
     return Exported(runs, steps, rejects, problems, tally)
 
 
-def export_sessions(items: Iterable[Candidate | NotRead]) -> Exported:
+def _export_sessions(items: Iterable[Candidate | NotRead]) -> Exported:
     """The run and step rows of sessions (the items of ``agentruns.pipeline.session_items``),
     each a run whose format is its harness; a file no harness wrote is left out, one that
     cannot be read is rejected with the reason (or, a file that could not be read at all,
@@ -369,7 +367,7 @@ def export_sessions(items: Iterable[Candidate | NotRead]) -> Exported:
         read = read_session(item)
         if read.value is not None and read.format is not None:
             try:
-                add_run(columns, read.value, read.format, name, 0)
+                _add_run(columns, read.value, read.format, name, 0)
             except (AgentrunsError, ValueError) as error:
                 read = Outcome(read.format, (("", str(error)),))
         tally.count(read)
@@ -384,18 +382,18 @@ SESSIONS_BLOCK = 16
 def export_session_blocks(
     items: Iterable[Candidate | NotRead], *, jobs: int | None = 1
 ) -> Iterator[tuple[list[Candidate | NotRead], Exported]]:
-    """``(block, its rows)`` for consecutive blocks of sessions (see ``export_sessions``),
+    """``(block, its rows)`` for consecutive blocks of sessions (see ``_export_sessions``),
     in order, read in ``jobs`` processes (``None``: one per available CPU)."""
     return _in_blocks(_session_rows, _blocks(items, SESSIONS_BLOCK), jobs, _failed_sessions)
 
 
 def _session_rows(block: list[Candidate | NotRead]) -> Outcome[Exported]:
-    return Outcome(value=export_sessions(block))
+    return Outcome(value=_export_sessions(block))
 
 
 def _failed_sessions(block: list[Candidate | NotRead], why: str) -> Exported:
     """A block whose worker died: each of its sessions rejected with the reason, no rows."""
-    empty = export_sessions([])
+    empty = _export_sessions([])
     names = [item.path if isinstance(item, NotRead) else item[0] for item in block]
     problems = [(name, 0, "", why) for name in names]
     tally = Tally(records=len(block), rejected=len(block))

@@ -17,13 +17,20 @@ from agentruns.cli._options import _EPILOG, _MAX_ERRORS_HELP, _FormatChoice, _ha
 from agentruns.cli._progress import _progress
 from agentruns.cli._records import _commit_all, _count, _opened, _outputs, _shown, _write
 from agentruns.cli._sessions import (
-    _each_session,
-    _is_folder_of_sessions,
     _refuse_sessions_as_outputs,
     _sessions_among,
 )
 from agentruns.io import MAX_RECORD_SIZE
-from agentruns.pipeline import ImportStep, NotRead, Outcome, Stream, run, session_size
+from agentruns.pipeline import (
+    ImportStep,
+    NotRead,
+    Outcome,
+    Stream,
+    is_folder_of_sessions,
+    run,
+    runs_of,
+    session_size,
+)
 from agentruns_generated._json import JsonValue
 
 if TYPE_CHECKING:
@@ -155,14 +162,14 @@ def import_command(
             raise _Usage(str(error)) from None
     values = _sidecar(sidecar) if sidecar else {}
     values.update(_set_value(text) for text in sets)
-    folders = [name for name in transcripts if _is_folder_of_sessions(name)]
+    folders = [name for name in transcripts if is_folder_of_sessions(name)]
     if not folders and not each and conversation is None:
         each = _sessions_among(transcripts, harness)
     if folders or (each and len(transcripts) > 1):
         _refuse_one_id_for_many(to, values)
     if folders:
         # a folder in, every session out: each session is a run of its own, found lazily
-        runs: Iterable[list[str] | NotRead] = _each_session(transcripts)
+        runs: Iterable[list[str] | NotRead] = runs_of(transcripts)
     else:
         runs = [[name] for name in transcripts] if each else [list(transcripts)]
     named: dict[str, str | None] = {"-o": output, "--rejects": rejects, "--losses": losses}

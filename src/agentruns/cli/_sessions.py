@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 from agentruns._text import printable
@@ -11,20 +10,6 @@ from agentruns.batch import read_model
 from agentruns.cli._exits import _Usage
 from agentruns.errors import AgentrunsError
 from agentruns.io import read_records
-from agentruns.pipeline import NotRead
-
-
-def _is_folder_of_sessions(name: str) -> bool:
-    """A folder that is not itself one session (a Cline task, an OpenCode storage tree)."""
-    from agentruns import transcripts as readers
-
-    if not os.path.isdir(name):
-        return False
-    try:
-        readers.detect(name)
-    except readers.TranscriptError:
-        return True
-    return False
 
 
 def _refuse_sessions_as_outputs(folders: list[str], named: dict[str, str]) -> None:
@@ -42,29 +27,6 @@ def _refuse_sessions_as_outputs(folders: list[str], named: dict[str, str]) -> No
                 except readers.TranscriptError:
                     continue
                 raise _Usage(f"{option} {path} is a session in {folder}, an input: not replaced")
-
-
-def _each_session(inputs: Sequence[str]) -> Iterator[list[str] | NotRead]:
-    from agentruns import transcripts as readers
-
-    for name in inputs:
-        if _is_folder_of_sessions(name):
-            found = 0
-            skipped: list[NotRead] = []
-
-            def note(path: str, why: str, into: list[NotRead] = skipped) -> None:
-                into.append(NotRead(path, why))
-
-            for session, _ in readers.sessions(name, note):
-                yield from skipped
-                skipped.clear()
-                found += 1
-                yield [session]
-            yield from skipped
-            if not found and not skipped:
-                yield [name]  # rejected as what it is: a folder without a session
-        else:
-            yield [name]
 
 
 def _session_file(name: str) -> str | None:

@@ -21,21 +21,21 @@ come back in input order. ``Tally`` always adds up: records = accepted + rejecte
 """
 
 from agentruns.pipeline._import import ImportStep
-from agentruns.pipeline._outcome import NOTHING, Outcome, Problem, Problems, Tally
+from agentruns.pipeline._outcome import Outcome, Problem, Tally
 from agentruns.pipeline._outputs import Committable, Outputs
 from agentruns.pipeline._sessions import (
     Candidate,
     NotRead,
     SessionStep,
+    is_folder_of_sessions,
     read_session,
+    runs_of,
     session_items,
     session_size,
 )
-from agentruns.pipeline._stream import Boundary, Stream, failed, run
+from agentruns.pipeline._stream import Stream, run
 
 __all__ = [
-    "NOTHING",
-    "Boundary",
     "Candidate",
     "Committable",
     "ImportStep",
@@ -43,13 +43,13 @@ __all__ = [
     "Outcome",
     "Outputs",
     "Problem",
-    "Problems",
     "SessionStep",
     "Stream",
     "Tally",
-    "failed",
+    "is_folder_of_sessions",
     "read_session",
     "run",
+    "runs_of",
     "session_items",
     "session_size",
 ]

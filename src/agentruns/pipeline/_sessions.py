@@ -5,7 +5,7 @@ the worker before the work proper (a stats' facts, a trace, a show)."""
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Generic
@@ -18,7 +18,16 @@ if TYPE_CHECKING:
     from agentruns.canonical import Run
     from agentruns.transcripts import Transcript
 
-__all__ = ["Candidate", "NotRead", "SessionStep", "read_session", "session_items", "session_size"]
+__all__ = [
+    "Candidate",
+    "NotRead",
+    "SessionStep",
+    "is_folder_of_sessions",
+    "read_session",
+    "runs_of",
+    "session_items",
+    "session_size",
+]
 
 V = TypeVar("V", default=None)
 
@@ -80,6 +89,47 @@ class SessionStep(Generic[V]):
         if isinstance(transcript, Unreadable):
             return Outcome(problems=(("", transcript.reason),))
         return self.make(item[0], transcript)
+
+
+def is_folder_of_sessions(name: str) -> bool:
+    """A folder that is not itself one session (a Cline task, an OpenCode storage tree is
+    one): each session under it is a run of its own."""
+    from agentruns import transcripts as readers
+
+    if not os.path.isdir(name):
+        return False
+    try:
+        readers.detect(name)
+    except readers.TranscriptError:
+        return True
+    return False
+
+
+def runs_of(inputs: Sequence[str]) -> Iterator[list[str] | NotRead]:
+    """The runs ``agentruns import`` makes of its inputs, each session of a folder a run of
+    its own (as the transcripts of the run), found lazily; a file of a folder that cannot
+    be read a ``NotRead`` in its place; a folder with no session in it a run of its own,
+    rejected as what it is; any other input a run of one transcript."""
+    from agentruns import transcripts as readers
+
+    for name in inputs:
+        if not is_folder_of_sessions(name):
+            yield [name]
+            continue
+        found = 0
+        skipped: list[NotRead] = []
+
+        def note(path: str, why: str, into: list[NotRead] = skipped) -> None:
+            into.append(NotRead(path, why))
+
+        for session, _ in readers.sessions(name, note):
+            yield from skipped
+            skipped.clear()
+            found += 1
+            yield [session]
+        yield from skipped
+        if not found and not skipped:
+            yield [name]
 
 
 def _transcript_run(name: str, transcript: Transcript) -> Outcome[Run]:

@@ -87,7 +87,6 @@ __all__ = [
     "open_session",
     "read",
     "sessions",
-    "summarize",
 ]
 
 HARNESSES: tuple[HarnessName, ...] = get_args(HarnessName)
@@ -351,7 +350,7 @@ _SESSION_SUFFIXES = (".jsonl", ".json", ".ndjson", ".aider.chat.history.md", ".d
 """The names a folder walk looks into (anything else is no session file)."""
 
 
-def summarize(
+def _summarize(
     path: str,
     harness: str = "auto",
     *,
@@ -468,7 +467,7 @@ def load(
             chosen = detect(readable[0]) if harness == "auto" else harness
             spec = descriptor(chosen)
             rounds = tuple(
-                summarize(path, chosen, max_result=max_result, label=name)
+                _summarize(path, chosen, max_result=max_result, label=name)
                 for path, name in zip(readable, names, strict=True)
             )
         except TranscriptError as error:
