@@ -168,25 +168,27 @@ def test_the_package_s_modules_are_its_attributes_after_import_agentruns() -> No
     ]
 
 
-def test_every_harness_has_a_descriptor_and_every_parser_it_names_a_reader() -> None:
-    """The harness names, the descriptors, the named readers and the looks that recognize a
-    stream agree: a harness added to one table and not another fails here, not at a user's."""
+def test_every_harness_is_declared_once_with_the_reader_its_descriptor_names() -> None:
+    """One row a harness (``transcripts._BUILT_IN``): its name, the parser its descriptor
+    names and that parser's code, its look. A harness added to the names and not the table,
+    or a row whose parser is not its descriptor's, fails here, not at a user's."""
     from typing import get_args
 
     from agentruns import transcripts
     from agentruns.transcripts._declarative import ParserName
 
-    parsers = set(get_args(ParserName))
-    declarative = {"codex-items"}  # eval-magic's Codex reader is its descriptor's tables
-    assert set(transcripts._NAMED) == parsers - declarative
-    named = set()
-    for harness in transcripts.HARNESSES:
-        table = transcripts.descriptor(harness).transcript
-        for parser in (table.parser, table.permission_denials_parser):
-            if parser is not None:
-                assert parser in parsers, (harness, parser)
-                named.add(parser)
-    assert named == parsers  # no reader that no harness uses
-    looked = {name for name, _ in transcripts._LOOKS}
-    assert looked <= set(transcripts.HARNESSES)
-    assert set(transcripts.HARNESSES) - looked == {"aider"}  # a chat log: its first bytes say
+    rows = transcripts._BUILT_IN
+    assert sorted(row.name for row in rows) == sorted(transcripts.HARNESSES)  # each once
+    for row in rows:
+        table = transcripts.descriptor(row.name).transcript
+        assert row.parser == table.parser, row.name
+        assert (row.read is None) == (row.parser is None), row.name
+    denials = {
+        table.permission_denials_parser
+        for table in (transcripts.descriptor(name).transcript for name in transcripts.HARNESSES)
+    } - {None}
+    # eval-magic's Codex denials are read by its descriptor's tables, the others by a reader
+    assert denials - set(transcripts._NAMED) == {"codex-items"}
+    assert set(get_args(ParserName)) == set(transcripts._NAMED) | denials
+    assert [name for name, _ in transcripts._LOOKS] == [r.name for r in rows if r.looks]
+    assert {r.name for r in rows if r.looks is None} == {"aider"}  # a chat log: first bytes

@@ -116,19 +116,44 @@ def _claude_session_read(path: str, summary: Summary) -> None:
         setattr(summary, name, getattr(light, name))
 
 
+@dataclass(frozen=True, slots=True)
+class _Harness:
+    """A built-in harness, declared once: its name, the reader its descriptor's ``parser``
+    names (None: the descriptor's own tables read it), and the look of an event only it
+    writes (None: recognized otherwise, by a file's first bytes)."""
+
+    name: HarnessName
+    parser: ParserName | None
+    read: _Reader | None
+    looks: Callable[[JsonObject], bool] | None
+
+
+_BUILT_IN: tuple[_Harness, ...] = (  # in the order detection tries their looks
+    _Harness("codex", None, None, _codex.looks_like),
+    _Harness("codex-rollout", "codex-rollout", _codex_rollout.read, _codex_rollout.looks_like),
+    _Harness("copilot", "copilot-events", _copilot.read, _copilot.looks_like),
+    _Harness("gemini", "gemini-session", _gemini.read, _gemini.looks_like),
+    _Harness(
+        "claude-code-session", "claude-session", _claude_session_read, _claude_session.looks_like
+    ),
+    _Harness(
+        "opencode-storage",
+        "opencode-storage",
+        _opencode_storage.read,
+        _opencode_storage.looks_like_session,
+    ),
+    _Harness("cline-task", "cline-task", _cline_task.read, _cline_task.looks_like),
+    _Harness("pi", "pi-events", _pi.read, _pi.looks_like),
+    _Harness("cline", "cline-json", _cline.read, _cline.looks_like),
+    _Harness("opencode", "opencode-events", _opencode.read, _opencode.looks_like),
+    _Harness("claude-code", "claude-stream-json", _claude.read, _claude.looks_like),
+    _Harness("aider", "aider-history", _aider.read, None),  # a chat log: its first bytes say
+)
+
 _NAMED: dict[ParserName, _Reader] = {
-    "claude-stream-json": _claude.read,
-    "cline-json": _cline.read,
-    "opencode-events": _opencode.read,
-    "claude-session": _claude_session_read,
-    "codex-rollout": _codex_rollout.read,
-    "gemini-session": _gemini.read,
-    "copilot-events": _copilot.read,
-    "opencode-storage": _opencode_storage.read,
-    "cline-task": _cline_task.read,
-    "pi-events": _pi.read,
-    "aider-history": _aider.read,
+    h.parser: h.read for h in _BUILT_IN if h.parser is not None and h.read is not None
 }
+"""The code each named parser is (a descriptor, built in or a user's, names one)."""
 
 
 @cache
@@ -152,24 +177,8 @@ def descriptor(harness: str) -> Descriptor:
     raise TranscriptError(f"unknown harness {harness!r} (choose {choices}, or a .toml file)")
 
 
-_LOOKS: tuple[tuple[HarnessName, Callable[[JsonObject], bool]], ...] = (
-    (
-        "codex",
-        lambda v: (
-            isinstance(v.get("type"), str)
-            and str(v["type"]).startswith(("thread.", "turn.", "item."))
-        ),
-    ),
-    ("codex-rollout", _codex_rollout.looks_like),
-    ("copilot", _copilot.looks_like),
-    ("gemini", _gemini.looks_like),
-    ("claude-code-session", _claude_session.looks_like),
-    ("opencode-storage", _opencode_storage.looks_like_session),
-    ("cline-task", _cline_task.looks_like),
-    ("pi", _pi.looks_like),
-    ("cline", _cline.looks_like),
-    ("opencode", _opencode.looks_like),
-    ("claude-code", _claude.looks_like),
+_LOOKS: tuple[tuple[HarnessName, Callable[[JsonObject], bool]], ...] = tuple(
+    (h.name, h.looks) for h in _BUILT_IN if h.looks is not None
 )
 _SNIFF = 50
 """Events looked at to recognize a harness (the first few are enough: every harness opens

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from agentruns.transcripts._stream import JsonObject
 from agentruns.transcripts._summary import Denial, Summary
 
 _ROUTER = " ERROR codex_core::tools::router: error="
@@ -18,6 +19,12 @@ _HOOK = "Command blocked by PreToolUse hook: "
 _REJECTED_OPEN = 'Rejected(\\"'
 _REJECTED_CLOSE = '\\")'
 _POLICY = "approval required by policy"
+
+
+def looks_like(event: JsonObject) -> bool:
+    """An event of ``codex exec --json`` (``thread.started``, ``turn.completed``, ``item.*``)."""
+    kind = event.get("type")
+    return isinstance(kind, str) and kind.startswith(("thread.", "turn.", "item."))
 
 
 def stderr_of(events: str) -> Path | None:
