@@ -5,10 +5,14 @@ from __future__ import annotations
 
 import json
 
-__all__ = ["Problem", "rejection"]
+__all__ = ["Placed", "Problem", "rejection"]
 
 Problem = tuple[str, str]
 """(JSON pointer into the document, message); the pointer is ``""`` for the whole document."""
+
+Placed = tuple[str, int, str, str]
+"""A problem at its place in the inputs: (file, line, JSON pointer, message); the line is 0
+for what is not a line of its file (a session)."""
 
 
 def rejection(

@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from pydantic import BaseModel
 from typing_extensions import TypeVar
 
-from agentruns._rejects import rejection
+from agentruns._rejects import Placed, rejection
 from agentruns.canonical import Run
 from agentruns.conversion import Conversion, convert, format_named, to_canonical
 from agentruns.detect import MODELS, detect
@@ -305,7 +305,7 @@ class Lines:
     output: list[bytes] = field(default_factory=list)
     rejects: list[bytes] = field(default_factory=list)
     losses: list[bytes] = field(default_factory=list)
-    problems: list[tuple[str, int, str, str]] = field(default_factory=list)
+    problems: list[Placed] = field(default_factory=list)
     """(file, line, pointer, message) of each problem, in order."""
     tally: Tally = field(default_factory=Tally)
 

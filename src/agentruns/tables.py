@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from pydantic import MISSING
 
+from agentruns._rejects import Placed
 from agentruns.batch import (
     Tally,
     collect,
@@ -293,7 +294,7 @@ class Exported:
     runs: pa.RecordBatch
     steps: pa.RecordBatch
     rejects: list[bytes]
-    problems: list[tuple[str, int, str, str]]
+    problems: list[Placed]
     tally: Tally
 
 
@@ -330,7 +331,7 @@ def export_raws(raws: Iterable[Raw], *, fmt: str = "auto") -> Exported:
 def _exported(
     columns: _Columns,
     rejects: list[bytes],
-    problems: list[tuple[str, int, str, str]],
+    problems: list[Placed],
     tally: Tally,
 ) -> Exported:
     import pyarrow as pa
@@ -357,7 +358,7 @@ def _export_sessions(items: Iterable[Candidate | NotRead]) -> Exported:
     counted among the unreadable inputs)."""
     require_pyarrow()
     columns = _Columns()
-    problems: list[tuple[str, int, str, str]] = []
+    problems: list[Placed] = []
     tally = Tally()
     for item in items:
         if isinstance(item, NotRead):
