@@ -178,7 +178,6 @@ PUBLIC: dict[str, list[str]] = {
     "agentruns.tables": [
         "BLOCK",
         "Exported",
-        "MISSING_PYARROW",
         "MissingPyarrow",
         "ParquetExport",
         "RunIds",
@@ -256,6 +255,7 @@ PUBLIC: dict[str, list[str]] = {
         "Outcome",
         "Outputs",
         "Problem",
+        "RunItem",
         "SessionStep",
         "Stream",
         "Tally",

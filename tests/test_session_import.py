@@ -259,3 +259,36 @@ def test_a_record_larger_than_the_other_commands_read_is_a_rejected_run(tmp_path
     assert "2 written as atif, 2 rejected" in result.stderr
     read_back = CliRunner().invoke(main, ["validate", "--max-record-size", "20000", str(out)])
     assert read_back.exit_code == 0, read_back.output
+
+
+def test_files_of_a_folder_no_harness_wrote_are_no_runs_whatever_their_place(
+    tmp_path: Path,
+) -> None:
+    """Files are recognized in the workers: a file no harness wrote is no run (not a
+    rejection), wherever it sits among the sessions, and the runs come in path order."""
+    sample = LOGS / "claude-session" / "spotter-short.jsonl"
+    folder = tmp_path / "projects"
+    for index, name in enumerate(["a", "b", "c", "d", "e", "f"]):
+        target = folder / f"p{index % 2}" / f"{name}.jsonl"
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if name in {"b", "e"}:
+            target.write_text("not a session\n")
+        else:
+            target.write_text(sample.read_text().replace("spotter", f"spotter-{name}"))
+    out = tmp_path / "out.jsonl"
+    for jobs in ("1", "2"):
+        done = invoke("import", "-q", "-j", jobs, str(folder), "--to", "agentrun", "-o", str(out))
+        assert done.exit_code == 0, done.output
+        assert "4 runs from 1 input: 4 written as agentrun, 0 rejected" in done.output
+        assert len(out.read_text().splitlines()) == 4
+
+
+def test_a_folder_whose_files_no_harness_wrote_is_rejected_as_what_it_is(tmp_path: Path) -> None:
+    folder = tmp_path / "notes"
+    (folder / "deep").mkdir(parents=True)
+    (folder / "a.txt").write_text("hello\n")
+    (folder / "deep" / "b.jsonl").write_text('{"not": "a session"}\n')
+    done = invoke("import", str(folder), "-o", str(tmp_path / "out.jsonl"))
+    assert done.exit_code == 1
+    assert "a folder with no session of a known harness in it" in done.output
+    assert "1 run from 1 input: 0 written as atif, 1 rejected" in done.output

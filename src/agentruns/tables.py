@@ -39,7 +39,6 @@ from agentruns.pipeline import Candidate, NotRead, Outcome, Stream, read_session
 
 __all__ = [
     "BLOCK",
-    "MISSING_PYARROW",
     "Exported",
     "MissingPyarrow",
     "ParquetExport",
@@ -59,7 +58,7 @@ if TYPE_CHECKING:
 
 T = TypeVar("T")
 
-MISSING_PYARROW = "Parquet export needs pyarrow: pip install 'agentruns[parquet]'"
+_MISSING_PYARROW = "Parquet export needs pyarrow: pip install 'agentruns[parquet]'"
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _MICRO = timedelta(microseconds=1)
@@ -74,7 +73,7 @@ def require_pyarrow() -> None:
     try:
         import pyarrow  # noqa: F401
     except ImportError:
-        raise MissingPyarrow(MISSING_PYARROW) from None
+        raise MissingPyarrow(_MISSING_PYARROW) from None
 
 
 def runs_schema() -> pa.Schema:

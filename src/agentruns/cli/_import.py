@@ -25,6 +25,7 @@ from agentruns.pipeline import (
     ImportStep,
     NotRead,
     Outcome,
+    RunItem,
     Stream,
     is_folder_of_sessions,
     run,
@@ -169,7 +170,7 @@ def import_command(
         _refuse_one_id_for_many(to, values)
     if folders:
         # a folder in, every session out: each session is a run of its own, found lazily
-        runs: Iterable[list[str] | NotRead] = runs_of(transcripts)
+        runs: Iterable[RunItem] = runs_of(transcripts)
     else:
         runs = [[name] for name in transcripts] if each else [list(transcripts)]
     named: dict[str, str | None] = {"-o": output, "--rejects": rejects, "--losses": losses}
@@ -196,7 +197,7 @@ def import_command(
                 messages.note(note)
             troubled += bool(done.notes)
 
-        def accepted(names: list[str] | NotRead, outcome: Outcome[RunImport]) -> None:
+        def accepted(item: RunItem, outcome: Outcome[RunImport]) -> None:
             assert outcome.value is not None
             assert outcome.output is not None
             noted(outcome.value)
@@ -204,12 +205,11 @@ def import_command(
             if loss_out is not None and outcome.report is not None:
                 _write(loss_out, outcome.report, losses or "")
 
-        def rejected(names: list[str] | NotRead, outcome: Outcome[RunImport]) -> None:
+        def rejected(item: RunItem, outcome: Outcome[RunImport]) -> None:
             # this run only (a missing file, no harness recognized, a refused record, a
             # worker that died): the others go on
-            assert not isinstance(names, NotRead)
             (_, why), *problems = outcome.problems
-            done = outcome.value or readers.RunImport(tuple(names), None, why, tuple(problems))
+            done = outcome.value or readers.RunImport(step.names(item), None, why, tuple(problems))
             noted(done)
             said = str(done.error)  # a reader's error names its file itself
             messages.note(said if said.startswith(f"{done.where}: ") else f"{done.where}: {said}")
@@ -218,7 +218,7 @@ def import_command(
             if reject_out is not None:
                 _write(reject_out, done.rejected, rejects or "")
 
-        def unreadable(item: list[str] | NotRead, outcome: Outcome[RunImport]) -> None:
+        def unreadable(item: RunItem, outcome: Outcome[RunImport]) -> None:
             assert isinstance(item, NotRead)  # a file of a folder, not a run
             messages.note(f"{item.path}: unreadable: {item.reason}")
 

@@ -26,6 +26,7 @@ from agentruns.pipeline._outputs import Committable, Outputs
 from agentruns.pipeline._sessions import (
     Candidate,
     NotRead,
+    RunItem,
     SessionStep,
     is_folder_of_sessions,
     read_session,
@@ -43,6 +44,7 @@ __all__ = [
     "Outcome",
     "Outputs",
     "Problem",
+    "RunItem",
     "SessionStep",
     "Stream",
     "Tally",

@@ -8,8 +8,8 @@ from typing import TYPE_CHECKING
 
 from agentruns._serialize import json_chunks
 from agentruns.io import MAX_RECORD_SIZE
-from agentruns.pipeline._outcome import Outcome
-from agentruns.pipeline._sessions import NotRead
+from agentruns.pipeline._outcome import NOTHING, Outcome
+from agentruns.pipeline._sessions import FolderEnd, NotRead, RunItem, _holds_a_session
 from agentruns_generated._json import JsonValue
 
 if TYPE_CHECKING:
@@ -33,15 +33,38 @@ class ImportStep:
     override: bool = False
     max_size: int = MAX_RECORD_SIZE
 
-    def __call__(self, names: list[str] | NotRead) -> Outcome[RunImport]:
-        if isinstance(names, NotRead):
-            return names.outcome()
-        from agentruns.transcripts import import_run
+    @staticmethod
+    def names(item: RunItem) -> tuple[str, ...]:
+        """The transcripts an item names, as a run's messages name them."""
+        if isinstance(item, NotRead | FolderEnd):
+            return (item.path,)
+        return (item[0],) if isinstance(item, tuple) else tuple(item)
 
-        done = import_run(
+    def __call__(self, item: RunItem) -> Outcome[RunImport]:
+        from agentruns import transcripts as readers
+
+        harness = self.harness
+        if isinstance(item, NotRead):
+            return item.outcome()
+        if isinstance(item, FolderEnd):
+            if _holds_a_session(item.path):
+                return NOTHING
+            names = [item.path]  # rejected as what it is: a folder without a session
+        elif isinstance(item, tuple):  # a file of a folder: a run if a harness wrote it
+            path, known = item
+            if known is None:
+                try:
+                    known = readers.detect(path)
+                except readers.TranscriptError:
+                    return NOTHING
+            names = [path]
+            harness = known if harness == "auto" else harness
+        else:
+            names = item
+        done = readers.import_run(
             names,
             self.to,
-            harness=self.harness,
+            harness=harness,
             values=self.values,
             conversation=self.conversation,
             override=self.override,

@@ -20,7 +20,9 @@ if TYPE_CHECKING:
 
 __all__ = [
     "Candidate",
+    "FolderEnd",
     "NotRead",
+    "RunItem",
     "SessionStep",
     "is_folder_of_sessions",
     "read_session",
@@ -105,31 +107,41 @@ def is_folder_of_sessions(name: str) -> bool:
     return False
 
 
-def runs_of(inputs: Sequence[str]) -> Iterator[list[str] | NotRead]:
-    """The runs ``agentruns import`` makes of its inputs, each session of a folder a run of
-    its own (as the transcripts of the run), found lazily; a file of a folder that cannot
-    be read a ``NotRead`` in its place; a folder with no session in it a run of its own,
-    rejected as what it is; any other input a run of one transcript."""
+@dataclass(frozen=True, slots=True)
+class FolderEnd:
+    """The item after a folder's sessions (``runs_of``): the folder itself, rejected as what
+    it is when no file under it is a session (its step looks, in a worker)."""
+
+    path: str
+
+
+RunItem = list[str] | Candidate | NotRead | FolderEnd
+"""An item of ``runs_of``: a run's transcripts, a candidate session of a folder, a file of
+a folder that could not be read, or the end of a folder."""
+
+
+def runs_of(inputs: Sequence[str]) -> Iterator[RunItem]:
+    """The runs ``agentruns import`` makes of its inputs: each session of a folder a run of
+    its own, found lazily (the folder walked here, each file recognized in a worker: a file
+    no harness wrote is no run), a file of a folder that cannot be read a ``NotRead`` in its
+    place, then the folder's ``FolderEnd``; any other input a run of one transcript."""
+    for name in inputs:
+        if is_folder_of_sessions(name):
+            yield from session_items(name)
+            yield FolderEnd(name)
+        else:
+            yield [name]
+
+
+def _holds_a_session(folder: str) -> bool:
+    """Whether a file under ``folder`` is a session, or one could not be read (looked at
+    until the first is found)."""
     from agentruns import transcripts as readers
 
-    for name in inputs:
-        if not is_folder_of_sessions(name):
-            yield [name]
-            continue
-        found = 0
-        skipped: list[NotRead] = []
-
-        def note(path: str, why: str, into: list[NotRead] = skipped) -> None:
-            into.append(NotRead(path, why))
-
-        for session, _ in readers.sessions(name, note):
-            yield from skipped
-            skipped.clear()
-            found += 1
-            yield [session]
-        yield from skipped
-        if not found and not skipped:
-            yield [name]
+    unreadable: list[str] = []
+    for _ in readers.sessions(folder, lambda path, why: unreadable.append(path)):
+        return True
+    return bool(unreadable)
 
 
 def _transcript_run(name: str, transcript: Transcript) -> Outcome[Run]:
