@@ -136,9 +136,9 @@ def export_command(
                 for said in part.tally.unreadable:  # files of a folder of sessions
                     _unreadable(said)
                 tally.merge(part.tally)
-                raws = {(r.source, r.line): r.raw for r in block if isinstance(r, Raw)}
+                texts = {(r.source, r.line): r.raw for r in block if isinstance(r, Raw)}
                 for source, line, pointer, message in part.problems:
-                    raw = raws.get((source, line), b"")
+                    raw = texts.get((source, line), b"")
                     said = message if line else f"{source}: {message}"
                     report.say("rejected", source, line, said, raw=raw, pointer=pointer)
                 if reject_out is not None:
@@ -147,7 +147,7 @@ def export_command(
                 export.write(part)
 
             for of_sessions, group in groupby(inputs, key=lambda path: path in sessions):
-                if of_sessions:  # each session of each a run
+                if of_sessions:  # each session of each folder a run
                     for path in group:
                         for items, part in export_session_blocks(session_items(path), jobs=jobs):
                             written(items, part)
