@@ -1,5 +1,6 @@
-"""Files of run records in, one outcome per record out: the engine of ``validate`` and
-``convert``, for the command line and for services alike (no click, no terminal).
+"""Files of run records in, one outcome per record out: the steps of ``validate``,
+``detect`` and ``convert`` and the stream of files they run on, for the command line and for
+services alike (no click, no terminal).
 
 The promise it keeps: **records in = accepted + rejected, always.** Every document read is
 handled inside an error boundary: whatever goes wrong with one record (invalid JSON, a schema

@@ -1,7 +1,9 @@
-"""The ``agentruns`` command: detect, validate, convert, import, show, schema.
+"""The ``agentruns`` command: detect, validate, convert, import, stats, export, show, schema.
 
-Presentation only: the batch engine (``agentruns.batch``) reads, handles and accounts for the
-records; safe output is ``agentruns._output``. Kept out of ``import agentruns``: services that
+Presentation only: a command turns its options into a run of the record pipeline
+(``agentruns.pipeline``: the one loop that reads, handles and accounts for records and
+sessions, in worker processes), says what each outcome means and renders one summary; safe
+output is ``agentruns._output``. Kept out of ``import agentruns``: services that
 only want the models do not pay for click and rich. Exit codes are ``EXIT_*`` (``_exits``, one
 table, as README.md gives them).
 
