@@ -536,12 +536,10 @@ def _light_session(name: str, harness: str | None) -> Transcript | None:
     if harness not in (None, chosen) or not name.endswith(".jsonl") or "#" in name:
         return None
     try:
-        if _opencode_storage.is_database(name):
+        data = _claude_light.head(name)  # read once: the probes look at its first bytes
+        if data.startswith(_opencode_storage.SQLITE) or _aider.looks_like(data[:4096]):
             return None
-        with Path(name).open("rb") as stream:
-            if _aider.looks_like(stream.read(4096)):
-                return None
-        entries = _claude_light.lines(name)
+        entries = _claude_light.lines(name, data)
         head = list(islice(entries, _SNIFF))
         if harness is None and _vote(value for _, value in head) != chosen:
             return None

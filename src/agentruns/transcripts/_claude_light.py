@@ -48,15 +48,24 @@ class Unusual(Exception):
     """The light reader met what only the full reader reads (the caller uses it instead)."""
 
 
-def lines(path: str) -> Iterator[tuple[int, JsonObject]]:
-    """Each JSON object of a JSON Lines file with its line number, as the full reader's
-    ``events`` gives them when every line is an object; ``Unusual`` at anything else."""
+def head(path: str) -> bytes:
+    """What ``lines`` reads of a file: all of it, up to one byte past the most it reads."""
     with open(path, "rb") as stream:
-        data = stream.read(_HELD + 1)
+        return stream.read(_HELD + 1)
+
+
+def lines(path: str, data: bytes | None = None) -> Iterator[tuple[int, JsonObject]]:
+    """Each JSON object of a JSON Lines file with its line number, as the full reader's
+    ``events`` gives them when every line is an object; ``Unusual`` at anything else.
+    ``data``: the file's ``head``, when it was read already."""
+    if data is None:
+        data = head(path)
     if len(data) > _HELD or opens_a_document(data[:PEEK]):
         raise Unusual(path)
     for number, line in enumerate(data.split(b"\n"), start=1):
-        body = line.rstrip(b"\r\n")
+        # split at newlines, a line ends in none; a carriage return is stripped where there
+        # is one (``rstrip`` would copy every line, tool results of megabytes included)
+        body = line.rstrip(b"\r") if line.endswith(b"\r") else line
         if number == 1 and body.startswith(_BOM):
             body = body[len(_BOM) :]
         if not body or body.isspace():
@@ -64,7 +73,9 @@ def lines(path: str) -> Iterator[tuple[int, JsonObject]]:
         if len(body) > MAX_RECORD_SIZE:
             raise Unusual(path)
         try:
-            value = from_json(body, allow_inf_nan=False)
+            # keys cached (a session repeats a few dozen), values not: the same values, made
+            # faster (caching every short string costs more than it saves here)
+            value = from_json(body, allow_inf_nan=False, cache_strings="keys")
         except ValueError:
             raise Unusual(path) from None
         if not isinstance(value, dict):

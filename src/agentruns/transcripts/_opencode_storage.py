@@ -48,12 +48,16 @@ def looks_like_session(value: JsonObject) -> bool:
     )
 
 
+SQLITE = b"SQLite format 3\x00"
+"""The first 16 bytes of every SQLite database file."""
+
+
 def is_database(path: str) -> bool:
     file = Path(path.partition("#")[0])
     if not file.is_file():
         return False
     with file.open("rb") as stream:
-        return stream.read(16) == b"SQLite format 3\x00"
+        return stream.read(16) == SQLITE
 
 
 def storage_root(path: Path) -> Path | None:

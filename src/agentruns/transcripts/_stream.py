@@ -88,7 +88,7 @@ def events(
     for raw in read_raw(path, "jsonl", max_line):
         if raw.error is None:
             try:
-                value = from_json(raw.raw, allow_inf_nan=False)
+                value = from_json(raw.raw, allow_inf_nan=False, cache_strings="keys")
             except ValueError:
                 if not raw.raw.strip():
                     continue
