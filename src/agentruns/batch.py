@@ -137,8 +137,9 @@ def validate_document(raw: Raw, fmt: str = "auto") -> Outcome:
 
 def convert_document(
     raw: Raw, to: str, source: str = "auto", strict: bool = False, report: bool = False
-) -> Outcome:
-    """Convert one document to the format ``to``; ``report`` asks for its losses line."""
+) -> Outcome[Problems]:
+    """Convert one document to the format ``to``; ``report`` asks for its losses line (and
+    its losses as ``value``: (pointer, reason) each, for messages)."""
     record = parse(raw)
     name, model, problems = read_model(record, source)
     if model is None:
@@ -172,6 +173,7 @@ def convert_document(
         losses=len(result.losses),
         derived=len(result.derived),
         report=_loss_line(record, result) if wanted else None,
+        value=tuple((loss.pointer, loss.reason) for loss in result.losses) if wanted else None,
     )
 
 
@@ -310,12 +312,12 @@ class Lines:
     """(file, line, pointer, message) of each problem, in order."""
     tally: Tally = field(default_factory=Tally)
 
-    def add(self, raw: Raw, outcome: Outcome) -> None:
+    def add(self, raw: Raw, outcome: Outcome[object]) -> None:
         """Count one record's outcome and keep what it gives (``keep``)."""
         self.tally.count(outcome)
         self.keep(raw, outcome)
 
-    def keep(self, raw: Raw, outcome: Outcome) -> None:
+    def keep(self, raw: Raw, outcome: Outcome[object]) -> None:
         """Keep what one record's outcome gives, already counted: its output and losses
         lines if accepted, its rejects line and problems if not."""
         if outcome.problems:
@@ -327,7 +329,7 @@ class Lines:
             self.losses.append(outcome.report)
 
 
-def collect(work: Callable[[Raw], Outcome], raws: Iterable[Raw]) -> Lines:
+def collect(work: Callable[[Raw], Outcome[V]], raws: Iterable[Raw]) -> Lines:
     """``work`` on each record, each inside its error boundary, in this process, gathered
     into one ``Lines``: the pipeline's loop (``agentruns.pipeline.run``) for the per-part
     engines (the ``*_lines`` functions, the Dask parts, a table export)."""
@@ -367,7 +369,7 @@ class _ConvertWork:
         known_format(self.to, auto=False)
         known_format(self.source)
 
-    def __call__(self, raw: Raw) -> Outcome:
+    def __call__(self, raw: Raw) -> Outcome[Problems]:
         return convert_document(raw, self.to, self.source, self.strict, report=True)
 
 

@@ -129,7 +129,9 @@ def _raws(part: Part, first_line: int, max_size: int, unreadable: list[str]) -> 
         unreadable.append(str(error) if isinstance(error, InputError) else f"{part.path}: {error}")
 
 
-def _handle(work: Callable[[Raw], Outcome], part: Part, first_line: int, max_size: int) -> Lines:
+def _handle(
+    work: Callable[[Raw], Outcome[object]], part: Part, first_line: int, max_size: int
+) -> Lines:
     unreadable: list[str] = []
     result = collect(work, _raws(part, first_line, max_size, unreadable))
     result.tally.unreadable += unreadable

@@ -22,6 +22,7 @@ from agentruns.cli._options import (
 )
 from agentruns.cli._progress import _progress, _tick
 from agentruns.cli._records import (
+    Lost,
     _batch,
     _commit_all,
     _count,
@@ -101,7 +102,7 @@ def convert_command(
             report=loss_out is not None or each_loss,
         )
 
-        def accepted(raw: Raw, outcome: Outcome) -> None:
+        def accepted(raw: Raw, outcome: Outcome[Lost]) -> None:
             nonlocal converted
             assert outcome.output is not None
             try:

@@ -3,7 +3,6 @@ rejects, outputs opened and committed together, the batch a command runs."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Sequence
 from typing import IO, TYPE_CHECKING, TypeVar
 
@@ -64,24 +63,19 @@ class _shown:
             self.progress.stop()
 
 
-def _say_losses(raw: Raw, outcome: Outcome, messages: Reporter) -> None:
-    if outcome.report is None:
-        return
-    entry = json.loads(outcome.report)
-    for loss in entry.get("losses", []):
+Lost = tuple[tuple[str, str], ...]
+"""(pointer, reason) of each value a conversion lost (``convert_document``'s value)."""
+
+
+def _say_losses(raw: Raw, outcome: Outcome[Lost], messages: Reporter) -> None:
+    for pointer, reason in outcome.value or ():
         messages.say(
-            "loss",
-            raw.source,
-            raw.line,
-            str(loss["reason"]),
-            raw=raw.raw,
-            pointer=str(loss["pointer"]),
-            fmt=outcome.format,
+            "loss", raw.source, raw.line, reason, raw=raw.raw, pointer=pointer, fmt=outcome.format
         )
 
 
 def _reject(
-    raw: Raw, outcome: Outcome, *, out: IO[bytes] | Output | None, messages: Reporter
+    raw: Raw, outcome: Outcome[object], *, out: IO[bytes] | Output | None, messages: Reporter
 ) -> None:
     _say_problems(messages, "rejected", raw, outcome)
     if out is not None:
