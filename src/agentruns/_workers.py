@@ -10,7 +10,9 @@ Workers live only as long as this process: they ignore the signals that stop a r
 process handles them and ends the workers), they are killed by the kernel when this process
 dies (``PR_SET_PDEATHSIG`` on Linux; elsewhere a thread notices the parent is gone), and
 ``close`` kills them at once. A worker that dies mid-chunk (out of memory, killed) costs only
-the items it held: each gets ``on_failure``'s result and the rest is done in this process.
+the item that killed it: every chunk in flight fails with the pool, so their items run again,
+each alone in a worker of its own (``one_by_one``), the one that kills its worker again gets
+``on_failure``'s result, and the rest of the input is done in this process.
 """
 
 from __future__ import annotations
@@ -137,8 +139,18 @@ class OrderedMap(Generic[T, R]):
             if self._on_failure is None:
                 raise
             self._kill()  # a broken pool fails every chunk in flight; do the rest here
-            results = [self._on_failure(item, error) for item in batch]
+            results = self._alone(batch, error)
         return zip(batch, results, strict=True)
+
+    def _alone(self, batch: list[T], error: BaseException) -> list[R]:
+        """The results of a chunk that was in flight when a worker died: which item killed it
+        no one can tell (every chunk in flight fails with the pool), so each item runs again
+        alone (``one_by_one``). Only the item that kills its worker is lost, never one that
+        was merely beside it."""
+        assert self._on_failure is not None
+        if self._jobs <= 1:  # no workers were ever started: nothing to isolate from
+            return [self._on_failure(item, error) for item in batch]
+        return one_by_one(self._function, batch, self._on_failure)
 
     def close(self) -> None:
         """End the workers now (idempotent); pending work is dropped."""
@@ -147,31 +159,8 @@ class OrderedMap(Generic[T, R]):
 
     def _kill(self) -> None:
         pool, self._pool = self._pool, None
-        if pool is None:
-            return
-        processes = list((getattr(pool, "_processes", None) or {}).values())
-        # The pool's manager thread must be able to wind down once its workers are killed,
-        # or exit waits for it for ever (1 run in 15 of an export whose output failed): the
-        # call queue's feeder may be blocked on a full pipe the workers will never read (so
-        # the manager must not join it), and a worker killed while sending a result leaves
-        # the manager reading the rest of that message (so this process's end of the result
-        # pipe is closed once the workers are gone, and the read ends).
-        calls = getattr(pool, "_call_queue", None)
-        if calls is not None:
-            calls.cancel_join_thread()
-        results = getattr(pool, "_result_queue", None)  # shutdown() forgets it
-        for process in processes:
-            if process.is_alive():
-                process.kill()
-        pool.shutdown(wait=False, cancel_futures=True)
-        for process in processes:
-            # SIGKILL cannot be caught: the wait is only for the kernel to reap it, which a
-            # loaded machine can take seconds to do
-            process.join(timeout=30)
-        writer = getattr(results, "_writer", None)
-        if writer is not None:
-            with contextlib.suppress(OSError):
-                writer.close()
+        if pool is not None:
+            _end(pool)
 
     def __enter__(self) -> OrderedMap[T, R]:
         return self
@@ -183,6 +172,60 @@ class OrderedMap(Generic[T, R]):
         trace: TracebackType | None,
     ) -> None:
         self.close()
+
+
+def _end(pool: ProcessPoolExecutor) -> None:
+    """Kill a pool's workers now and let its manager thread wind down (see below)."""
+    processes = list((getattr(pool, "_processes", None) or {}).values())
+    # The pool's manager thread must be able to wind down once its workers are killed,
+    # or exit waits for it for ever (1 run in 15 of an export whose output failed): the
+    # call queue's feeder may be blocked on a full pipe the workers will never read (so
+    # the manager must not join it), and a worker killed while sending a result leaves
+    # the manager reading the rest of that message (so this process's end of the result
+    # pipe is closed once the workers are gone, and the read ends).
+    calls = getattr(pool, "_call_queue", None)
+    if calls is not None:
+        calls.cancel_join_thread()
+    results = getattr(pool, "_result_queue", None)  # shutdown() forgets it
+    for process in processes:
+        if process.is_alive():
+            process.kill()
+    pool.shutdown(wait=False, cancel_futures=True)
+    for process in processes:
+        # SIGKILL cannot be caught: the wait is only for the kernel to reap it, which a
+        # loaded machine can take seconds to do
+        process.join(timeout=30)
+    writer = getattr(results, "_writer", None)
+    if writer is not None:
+        with contextlib.suppress(OSError):
+            writer.close()
+
+
+def one_by_one(
+    function: Callable[[T], R], items: Iterable[T], on_failure: Callable[[T, BaseException], R]
+) -> list[R]:
+    """``function`` of each item, each run alone, one after another, in a worker process of
+    its own (never in this one: an item suspected of killing its process may do it again);
+    an item whose run fails there (its worker died, or it raised) gets ``on_failure``'s
+    result, and a new worker takes the next item."""
+    results: list[R] = []
+    pool: ProcessPoolExecutor | None = None
+    try:
+        for item in items:
+            try:
+                if pool is None:
+                    with _stopping_signals_held():
+                        pool = _start_pool(1)
+                results.append(pool.submit(_apply, function, [item]).result()[0])
+            except Exception as error:  # its worker died (or could not start): this item's
+                results.append(on_failure(item, error))
+                if pool is not None:
+                    _end(pool)
+                pool = None
+    finally:
+        if pool is not None:
+            _end(pool)
+    return results
 
 
 _HELD = {getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name)}

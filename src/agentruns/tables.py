@@ -36,6 +36,7 @@ from agentruns.derivations import derive_run_id, duration_ms, status, total_toke
 from agentruns.errors import AgentrunsError, MissingDependency
 from agentruns.io import Raw
 from agentruns.pipeline import Candidate, NotRead, Outcome, Stream, read_session
+from agentruns.pipeline._stream import failed as failed_outcome
 
 __all__ = [
     "BLOCK",
@@ -430,14 +431,31 @@ def _in_blocks(
     failed: Callable[[list[T], str], Exported],
 ) -> Iterator[tuple[list[T], Exported]]:
     """Each block's rows, from the pipeline's stream over the blocks (its tally counts
-    blocks: each block's own counts its records); a block whose worker died is each of its
-    items rejected with the reason."""
+    blocks: each block's own counts its records). A block whose worker died is run again an
+    item at a time, each alone in a worker of its own, so that only the item that kills its
+    worker is rejected, never the thousands beside it."""
+    from agentruns._workers import jobs_for, one_by_one
+
+    workers = jobs_for(jobs) > 1
     with Stream(step, blocks, jobs=jobs, chunk=1) as stream:
         for block, outcome in stream:
             if outcome.value is not None:
                 yield block, outcome.value
+            elif not workers or len(block) == 1:
+                yield block, failed(block, _why(outcome))
             else:
-                yield block, failed(block, "; ".join(why for _, why in outcome.problems))
+                singles = [[item] for item in block]
+                for single, alone in zip(singles, one_by_one(step, singles, _died), strict=True):
+                    rows = alone.value
+                    yield single, rows if rows is not None else failed(single, _why(alone))
+
+
+def _died(block: list[T], error: BaseException) -> Outcome[Exported]:
+    return failed_outcome(block, error)
+
+
+def _why(outcome: Outcome[Exported]) -> str:
+    return "; ".join(why for _, why in outcome.problems)
 
 
 def _blocks(raws: Iterable[T], size: int) -> Iterator[list[T]]:
