@@ -114,3 +114,32 @@ def test_a_dead_worker_costs_only_its_record_in_a_block_of_an_export(
     import pyarrow.parquet as pq
 
     assert pq.read_table(out / "runs.parquet").num_rows == 4499
+
+
+def _die_on(lines: frozenset[int], raw: Raw) -> Outcome:
+    if raw.line in lines and os.getpid() != PARENT:
+        os._exit(9)
+    from agentruns.batch import validate_document
+
+    return validate_document(raw)
+
+
+@pytest.mark.parametrize("dying", [{50}, {50, 51}, {3, 150, 299}, {1, 2, 3, 4, 5}])
+def test_each_record_that_kills_its_worker_costs_itself_alone(
+    dying: set[int], tmp_path: Path
+) -> None:
+    """After a death new workers take the rest: a second deadly record, however near, is
+    isolated as the first was; nothing else is lost, and nothing runs in this process."""
+    from functools import partial
+
+    from agentruns.batch import Batch
+    from tests.test_batch import VALID
+
+    path = tmp_path / "runs.jsonl"
+    path.write_text((VALID["agentrun"] + "\n") * 300)
+    with Batch(partial(_die_on, frozenset(dying)), [str(path)], jobs=2) as batch:
+        outcomes = list(batch)
+    assert [raw.line for raw, _ in outcomes] == list(range(1, 301))
+    rejected = {raw.line for raw, outcome in outcomes if not outcome.accepted}
+    assert rejected == dying
+    assert batch.tally.accepted == 300 - len(dying)

@@ -12,7 +12,7 @@ dies (``PR_SET_PDEATHSIG`` on Linux; elsewhere a thread notices the parent is go
 ``close`` kills them at once. A worker that dies mid-chunk (out of memory, killed) costs only
 the item that killed it: every chunk in flight fails with the pool, so their items run again,
 each alone in a worker of its own (``one_by_one``), the one that kills its worker again gets
-``on_failure``'s result, and the rest of the input is done in this process.
+``on_failure``'s result, and new workers take the rest of the input.
 """
 
 from __future__ import annotations
@@ -82,7 +82,9 @@ class OrderedMap(Generic[T, R]):
         self._chunk = chunk
         self._jobs = jobs
         self._pool: ProcessPoolExecutor | None = None
-        self._pending: deque[tuple[list[T], Future[list[R]]]] = deque()
+        self._closed = False
+        # each chunk sent, the future of its results, and the pool it went to (None: done here)
+        self._pending: deque[tuple[list[T], Future[list[R]], ProcessPoolExecutor | None]] = deque()
         iterator = iter(items)
         head = list(islice(iterator, chunk + 1))
         self._rest: Iterator[T] = chain(head, iterator)
@@ -118,29 +120,48 @@ class OrderedMap(Generic[T, R]):
     def _submit(self, batch: list[T]) -> None:
         from concurrent.futures import Future
 
-        if self._pool is not None:
+        for _ in range(2):  # the pool broke (a worker died): once more, on a new one
+            pool = self._pool
+            if pool is None:
+                break
             try:
-                self._pending.append((batch, self._pool.submit(_apply, self._function, batch)))
+                self._pending.append((batch, pool.submit(_apply, self._function, batch), pool))
                 return
-            except RuntimeError:  # the pool broke (a worker died): the rest is done here
-                self._kill()
-        done: Future[list[R]] = Future()
+            except RuntimeError:
+                self._renew()
+        done: Future[list[R]] = Future()  # no workers (none could start): done here
         try:
             done.set_result(_apply(self._function, batch))
         except Exception as error:
             done.set_exception(error)
-        self._pending.append((batch, done))
+        self._pending.append((batch, done, None))
 
     def _done(self) -> Iterator[tuple[T, R]]:
-        batch, future = self._pending.popleft()
+        batch, future, pool = self._pending.popleft()
         try:
             results = future.result()
         except Exception as error:
             if self._on_failure is None:
                 raise
-            self._kill()  # a broken pool fails every chunk in flight; do the rest here
-            results = self._alone(batch, error)
+            if pool is None:  # done here: it raised, nothing to isolate it from
+                results = [self._on_failure(item, error) for item in batch]
+            else:
+                if pool is self._pool:  # a broken pool fails every chunk in flight
+                    self._renew()
+                results = self._alone(batch, error)
         return zip(batch, results, strict=True)
+
+    def _renew(self) -> None:
+        """End the current workers and start new ones for the chunks to come (none: the
+        rest is done in this process)."""
+        self._kill()
+        if self._closed:
+            return
+        try:
+            with _stopping_signals_held():
+                self._pool = _start_pool(self._jobs)
+        except OSError:
+            self._pool = None
 
     def _alone(self, batch: list[T], error: BaseException) -> list[R]:
         """The results of a chunk that was in flight when a worker died: which item killed it
@@ -148,12 +169,11 @@ class OrderedMap(Generic[T, R]):
         alone (``one_by_one``). Only the item that kills its worker is lost, never one that
         was merely beside it."""
         assert self._on_failure is not None
-        if self._jobs <= 1:  # no workers were ever started: nothing to isolate from
-            return [self._on_failure(item, error) for item in batch]
         return one_by_one(self._function, batch, self._on_failure)
 
     def close(self) -> None:
         """End the workers now (idempotent); pending work is dropped."""
+        self._closed = True
         self._kill()
         self._pending.clear()
 
