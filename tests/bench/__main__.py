@@ -449,6 +449,35 @@ def bench_sessions(workdir: Path, sessions: int) -> None:
     for label, seconds in rows:
         ratio = f"  {seconds / peer:5.2f}x ccusage" if peer else ""
         print(f"{label:<36} {seconds:7.2f} s ({size / seconds:7.1f} MB/s){ratio}")
+    _session_floor(Path(folder))
+
+
+def _session_floor(folder: Path, files: int = 200) -> None:
+    """Where a session file's time goes, in this process: pydantic-core's parse of its lines
+    alone (the floor any reader on it pays) against the whole reading into a run's facts."""
+    from pydantic_core import from_json
+
+    from agentruns.stats import _session_facts
+
+    names = sorted(str(path) for path in folder.rglob("*.jsonl"))[:files]
+    texts = [Path(name).read_bytes() for name in names]
+
+    def parse() -> None:
+        for text in texts:
+            for line in text.split(b"\n"):
+                if line:
+                    from_json(line, allow_inf_nan=False, cache_strings="keys")
+
+    def read() -> None:
+        for name in names:
+            _session_facts((name, None))
+
+    floor = _best(3, parse) / len(names) * 1000
+    whole = _best(3, read) / len(names) * 1000
+    print(
+        f"per session file, one process ({len(names)} files): parse alone {floor:.2f} ms, "
+        f"read into facts {whole:.2f} ms ({whole / floor:.2f}x the parse)"
+    )
 
 
 def bench_stats(workdir: Path, small: int, large: int) -> None:
