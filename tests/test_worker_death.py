@@ -143,3 +143,23 @@ def test_each_record_that_kills_its_worker_costs_itself_alone(
     rejected = {raw.line for raw, outcome in outcomes if not outcome.accepted}
     assert rejected == dying
     assert batch.tally.accepted == 300 - len(dying)
+
+
+class _NoFork:
+    """A pool none of whose workers can be forked (the machine is out of processes)."""
+
+    def submit(self, *args: object, **kwargs: object) -> object:
+        raise OSError(11, "Resource temporarily unavailable")
+
+    def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
+        return None
+
+
+def test_when_no_worker_can_be_forked_the_items_are_done_here(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from agentruns import _workers
+
+    monkeypatch.setattr(_workers, "_start_pool", lambda jobs: _NoFork())
+    with _workers.OrderedMap(lambda n: n * 2, range(100), 2, chunk=4) as doubled:
+        assert list(doubled) == [(n, n * 2) for n in range(100)]

@@ -127,7 +127,7 @@ class OrderedMap(Generic[T, R]):
             try:
                 self._pending.append((batch, pool.submit(_apply, self._function, batch), pool))
                 return
-            except RuntimeError:
+            except (RuntimeError, OSError):  # broken, or no new worker could be forked
                 self._renew()
         done: Future[list[R]] = Future()  # no workers (none could start): done here
         try:
