@@ -22,7 +22,6 @@ from agentruns.cli._options import (
 )
 from agentruns.cli._progress import _progress, _tick
 from agentruns.cli._records import (
-    Lost,
     _batch,
     _commit_all,
     _count,
@@ -37,6 +36,7 @@ from agentruns.cli._records import (
 from agentruns.errors import OutputError
 from agentruns.io import Raw
 from agentruns.pipeline import run
+from agentruns.pipeline._outcome import Problems
 
 
 @main.command("convert", epilog=_EPILOG, short_help="Convert records to another format.")
@@ -102,7 +102,7 @@ def convert_command(
             report=loss_out is not None or each_loss,
         )
 
-        def accepted(raw: Raw, outcome: Outcome[Lost]) -> None:
+        def accepted(raw: Raw, outcome: Outcome[Problems]) -> None:
             nonlocal converted
             assert outcome.output is not None
             try:

@@ -16,6 +16,7 @@ from agentruns.cli._stopping import _stop_point
 from agentruns.errors import OutputError
 from agentruns.io import Raw
 from agentruns.pipeline import Outputs
+from agentruns.pipeline._outcome import Problems
 
 if TYPE_CHECKING:
     from agentruns.otlp import TracesFile
@@ -63,11 +64,8 @@ class _shown:
             self.progress.stop()
 
 
-Lost = tuple[tuple[str, str], ...]
-"""(pointer, reason) of each value a conversion lost (``convert_document``'s value)."""
-
-
-def _say_losses(raw: Raw, outcome: Outcome[Lost], messages: Reporter) -> None:
+def _say_losses(raw: Raw, outcome: Outcome[Problems], messages: Reporter) -> None:
+    """Each value the conversion lost (``convert_document``'s value: pointer, reason)."""
     for pointer, reason in outcome.value or ():
         messages.say(
             "loss", raw.source, raw.line, reason, raw=raw.raw, pointer=pointer, fmt=outcome.format
