@@ -23,6 +23,7 @@ from pydantic import BaseModel, JsonValue, ValidationError
 
 from agentruns._compression import MissingCodec, compression_of, reader, without_compression
 from agentruns._pointer import join
+from agentruns._read import up_to
 from agentruns.errors import InputError
 
 __all__ = [
@@ -118,7 +119,7 @@ def read_raw(
                     number = raw.line
                     yield raw
             else:
-                data = stream.read(max_size + len(_BOM) + 1)
+                data = up_to(stream, max_size + len(_BOM))
                 data = data[len(_BOM) :] if data.startswith(_BOM) else data
                 if len(data) > max_size:
                     yield Raw(path, 1, b"", too_large(max_size))

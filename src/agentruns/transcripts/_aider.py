@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from agentruns._read import up_to
 from agentruns.errors import InputError
 from agentruns.io import MAX_RECORD_SIZE
 from agentruns.transcripts._summary import Message, Summary
@@ -25,7 +26,7 @@ def looks_like(head: bytes) -> bool:
 def read(path: str, summary: Summary) -> None:
     try:
         with Path(path).open("rb") as stream:
-            data = stream.read(MAX_RECORD_SIZE + 1)
+            data = up_to(stream, MAX_RECORD_SIZE)
     except OSError as error:
         raise InputError(f"{path}: cannot read: {error.strerror or error}") from None
     if len(data) > MAX_RECORD_SIZE:

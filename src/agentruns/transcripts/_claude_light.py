@@ -20,6 +20,7 @@ from pathlib import Path
 from pydantic import MISSING, ValidationError
 from pydantic_core import from_json
 
+from agentruns._read import up_to
 from agentruns.io import MAX_RECORD_SIZE
 from agentruns.transcripts._claude import _BLOCK, result_text
 from agentruns.transcripts._claude_session import (
@@ -50,8 +51,8 @@ class Unusual(Exception):
 
 def head(path: str) -> bytes:
     """What ``lines`` reads of a file: all of it, up to one byte past the most it reads."""
-    with open(path, "rb") as stream:
-        return stream.read(_HELD + 1)
+    with open(path, "rb", buffering=0) as stream:
+        return up_to(stream, _HELD)
 
 
 def lines(path: str, data: bytes | None = None) -> Iterator[tuple[int, JsonObject]]:

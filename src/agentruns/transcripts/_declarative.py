@@ -19,6 +19,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
+from agentruns._read import up_to
 from agentruns.errors import DescriptorError
 from agentruns.transcripts._stream import (
     JsonObject,
@@ -186,7 +187,7 @@ have (eval-magic's go three deep): deeper is refused before parsing, which would
 def load(path: str | Path) -> Descriptor:
     try:
         with Path(path).open("rb") as stream:
-            raw = stream.read(MAX_DESCRIPTOR_SIZE + 1)
+            raw = up_to(stream, MAX_DESCRIPTOR_SIZE)
         if len(raw) > MAX_DESCRIPTOR_SIZE:
             raise DescriptorError(
                 f"{path}: larger than {MAX_DESCRIPTOR_SIZE} bytes: not a harness descriptor"
