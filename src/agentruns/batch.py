@@ -41,6 +41,7 @@ from agentruns.io import (
     Layout,
     Raw,
     Record,
+    bytes_of,
     parse,
     read_raw,
     too_large,
@@ -200,7 +201,7 @@ def _loss_line(record: Record, result: Conversion[BaseModel]) -> bytes:
 
 def reject_line(raw: Raw, problems: tuple[Problem, ...]) -> bytes:
     """The record's line for a rejects file: where it was, why, and its original text."""
-    text = raw.raw.decode("utf-8", errors="surrogateescape")
+    text = bytes_of(raw).decode("utf-8", errors="surrogateescape")
     return rejection(raw.source, raw.line, problems, text)
 
 
@@ -234,12 +235,16 @@ class Batch(Stream[Raw, V]):
             )
         tally = Tally()
         documents = read_inputs(
-            list(paths), layout, max_record_size, tally, on_unreadable=on_unreadable
+            list(paths), layout, max_record_size, tally, on_unreadable=on_unreadable, placed=True
         )
-        super().__init__(work, documents, jobs=jobs, size=lambda raw: len(raw.raw), tally=tally)
+        super().__init__(work, documents, jobs=jobs, size=_size, tally=tally)
 
 
 # -- lines in, lines out: the API for engines that hand out partitions (Dask, Spark...) ------
+
+
+def _size(raw: Raw) -> int:
+    return raw.size
 
 
 def read_inputs(
@@ -249,13 +254,15 @@ def read_inputs(
     tally: Tally,
     *,
     on_unreadable: Callable[[str], None] | None = None,
+    placed: bool = False,
 ) -> Iterator[Raw]:
     """Every document of ``paths``, one file after another: a file that cannot be read is
     counted in ``tally.unreadable`` (and given to ``on_unreadable``), and the next one read.
-    How every batch reads its inputs (``Batch``, the tables' export)."""
+    How every batch reads its inputs (``Batch``, the tables' export). ``placed``: see
+    ``agentruns.io.read_raw``."""
     for path in paths:
         try:
-            yield from read_raw(path, layout, max_record_size)
+            yield from read_raw(path, layout, max_record_size, placed=placed)
         except InputError as error:
             tally.unreadable.append(str(error))
             if on_unreadable is not None:

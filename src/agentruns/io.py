@@ -9,15 +9,19 @@ last key or ``inf`` would change the record).
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
 import re
+import stat
 import sys
+import weakref
 import zlib
 from collections.abc import Generator, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Literal
+from typing import IO, Literal, NamedTuple
 
 from pydantic import BaseModel, JsonValue, ValidationError
 
@@ -73,16 +77,160 @@ def layout_of(path: str, forced: Layout | None = None) -> Layout:
     return "jsonl" if name.endswith((".jsonl", ".ndjson")) else "json"
 
 
-@dataclass(frozen=True, slots=True)
 class Raw:
     """One document's bytes and where they came from, not parsed yet (the unit of work that
-    goes to a worker process)."""
+    goes to a worker process).
+
+    A document of a plain file may be held as its place in the file (``read_raw(...,
+    placed=True)``): its bytes are read where they are first asked for, so a batch sends its
+    workers where each record is, not the record (the bytes of a file went through a pipe,
+    copied four times, by the one process that feeds every worker). Read here, the bytes
+    come from the file that was scanned (held open while a place of it is held); read in
+    another process, from the file of that name, which must still be the same file (one
+    replaced since is an ``InputError``: its records are refused, never misread)."""
+
+    __slots__ = ("_at", "_file", "_raw", "error", "line", "source")
 
     source: str
     line: int
-    raw: bytes
-    error: str | None = None
+    error: str | None
     """Why the document could not be read whole (too large); ``raw`` is then empty."""
+    _raw: bytes | None
+    _at: Place | None
+    _file: _Opened | None
+
+    def __init__(self, source: str, line: int, raw: bytes, error: str | None = None) -> None:
+        _set = object.__setattr__
+        _set(self, "source", source)
+        _set(self, "line", line)
+        _set(self, "_raw", raw)
+        _set(self, "error", error)
+        _set(self, "_at", None)
+        _set(self, "_file", None)
+
+    @classmethod
+    def placed(cls, source: str, line: int, at: Place, file: _Opened | None = None) -> Raw:
+        """The document at ``at`` in the file ``source`` (open as ``file`` in this process,
+        when it is), not read yet."""
+        made = cls(source, line, b"")
+        object.__setattr__(made, "_raw", None)
+        object.__setattr__(made, "_at", at)
+        object.__setattr__(made, "_file", file)
+        return made
+
+    @property
+    def raw(self) -> bytes:
+        """The document's bytes (read from its file the first time, for a placed one)."""
+        data = self._raw
+        if data is None:
+            assert self._at is not None
+            data = _read_place(self.source, self._at, self._file)
+            object.__setattr__(self, "_raw", data)
+            object.__setattr__(self, "_file", None)  # (the file may close once all are read)
+        return data
+
+    @property
+    def size(self) -> int:
+        """The document's length in bytes, without reading it."""
+        if self._raw is not None:
+            return len(self._raw)
+        assert self._at is not None
+        return self._at.length
+
+    def _key(self) -> tuple[str, int, bytes, str | None]:
+        return (self.source, self.line, self.raw, self.error)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Raw):
+            return NotImplemented
+        return self._key() == other._key()
+
+    def __hash__(self) -> int:
+        return hash(self._key())
+
+    def __repr__(self) -> str:
+        shown = repr(self._raw) if self._raw is not None else f"<{self.size} bytes, not read>"
+        return f"Raw(source={self.source!r}, line={self.line!r}, raw={shown}, error={self.error!r})"
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError(f"cannot assign to field {name!r} (a Raw is immutable)")
+
+    def __delattr__(self, name: str) -> None:
+        raise AttributeError(f"cannot delete field {name!r} (a Raw is immutable)")
+
+    def __reduce__(self) -> tuple[object, tuple[object, ...]]:
+        # a placed document not read yet travels as its place (a few bytes), not its bytes
+        if self._raw is None:
+            return (Raw.placed, (self.source, self.line, self._at))
+        return (Raw, (self.source, self.line, self._raw, self.error))
+
+
+def bytes_of(raw: Raw) -> bytes:
+    """A document's bytes where they are needed to say something of it after it was handled
+    (its rejects line, a message's line and column): empty when its file was replaced since
+    (a placed document; the outcome already says what became of it)."""
+    try:
+        return raw.raw
+    except InputError:
+        return b""
+
+
+class Place(NamedTuple):
+    """Where a document lies in a plain file, and which file that was."""
+
+    offset: int
+    length: int
+    device: int
+    inode: int
+
+
+class _Opened:
+    """A scanned file, open while a document placed in it is held (then closed): what its
+    documents are read from in this process. Holding it open also keeps its inode from
+    being given to a file made under its name after it was removed."""
+
+    __slots__ = ("__weakref__", "descriptor")
+
+    def __init__(self, descriptor: int) -> None:
+        self.descriptor = descriptor
+        weakref.finalize(self, _close_quietly, descriptor)
+
+
+def _close_quietly(descriptor: int) -> None:
+    with contextlib.suppress(OSError):
+        os.close(descriptor)
+
+
+_WORKER_FILE: list[tuple[str, int, int, int]] = []
+"""The file another process placed documents in, open in this one: (name, descriptor,
+device, inode). One: a worker reads a batch's records file after file."""
+
+
+def _read_place(source: str, at: Place, file: _Opened | None) -> bytes:
+    try:
+        descriptor = file.descriptor if file is not None else _opened_here(source, at)
+        data = os.pread(descriptor, at.length, at.offset)
+    except OSError as error:
+        raise InputError(f"{source}: cannot read again: {error.strerror or error}") from None
+    if len(data) != at.length:
+        raise InputError(f"{source}: the file was cut while it was read")
+    return data
+
+
+def _opened_here(source: str, at: Place) -> int:
+    if _WORKER_FILE:
+        name, descriptor, device, inode = _WORKER_FILE[0]
+        if name == source and (device, inode) == (at.device, at.inode):
+            return descriptor
+        _WORKER_FILE.clear()
+        _close_quietly(descriptor)
+    descriptor = os.open(source, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
+    status = os.fstat(descriptor)
+    if (status.st_dev, status.st_ino) != (at.device, at.inode):
+        _close_quietly(descriptor)
+        raise InputError(f"{source}: the file was replaced while it was read")
+    _WORKER_FILE.append((source, descriptor, at.device, at.inode))
+    return descriptor
 
 
 MAX_RECORD_SIZE = 64 << 20
@@ -100,14 +248,25 @@ def read_records(
 
 
 def read_raw(
-    path: str, layout: Layout | None = None, max_size: int = MAX_RECORD_SIZE
+    path: str,
+    layout: Layout | None = None,
+    max_size: int = MAX_RECORD_SIZE,
+    *,
+    placed: bool = False,
 ) -> Iterator[Raw]:
     """Every document of a file as bytes, in order: each JSONL line, or the whole JSON file.
 
     A document over ``max_size`` bytes is not kept: it comes as a ``Raw`` with an ``error``,
-    and reading goes on after it (memory stays within about ``max_size``).
+    and reading goes on after it (memory stays within about ``max_size``). ``placed``: the
+    lines of a plain JSONL file come as their places (``Raw.placed``), read where they are
+    handled; other inputs (standard input, a compressed file) as bytes.
     """
     chosen = layout_of(path, layout)
+    if placed and chosen == "jsonl" and path != "-" and compression_of(path) is None:
+        found = _placed_lines(path, max_size)
+        if found is not None:
+            yield from found
+            return
     with _open(path) as opened:
         stream: IO[bytes] | _Prefixed = opened
         if path == "-" and layout is None:
@@ -149,7 +308,11 @@ def parse(raw: Raw) -> Record:
     """The document parsed, strictly (see the module docstring), or why it is not JSON."""
     if raw.error is not None:
         return Record(raw.source, raw.line, raw.raw, error=raw.error)
-    return _document(raw.source, raw.line, raw.raw)
+    try:
+        data = raw.raw
+    except InputError as error:  # a placed document whose file changed since
+        return Record(raw.source, raw.line, b"", error=str(error).removeprefix(f"{raw.source}: "))
+    return _document(raw.source, raw.line, data)
 
 
 _BUFFER = 1 << 20
@@ -269,6 +432,79 @@ def _jsonl(
             yield Raw(path, number, b"", too_large(max_size))
             continue
         yield Raw(path, number, body)
+
+
+def _placed_lines(path: str, max_size: int) -> Iterator[Raw] | None:
+    """``_jsonl``'s documents of a plain file as their places (the file read in blocks, its
+    lines found, nothing kept); None for what is no plain file (a FIFO, a device: read as a
+    stream). The same lines, line numbers and errors as ``_jsonl`` (its test's oracle)."""
+    try:
+        if not stat.S_ISREG(os.stat(path).st_mode):
+            return None  # (never opened here: a FIFO's writer would be taken from its reader)
+        descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
+    except OSError:
+        return None  # (``_open`` says why)
+    opened = _Opened(descriptor)
+    status = os.fstat(descriptor)
+    if not stat.S_ISREG(status.st_mode):  # (replaced since)
+        return None
+    return _places(path, opened, max_size, status)
+
+
+_BLOCK = 1 << 20
+
+
+def _places(path: str, opened: _Opened, max_size: int, status: os.stat_result) -> Iterator[Raw]:
+    descriptor = opened.descriptor
+    limit = max_size + len(_BOM) + 2  # as ``_jsonl`` reads: a line of max_size, a BOM, CR LF
+    device, inode = status.st_dev, status.st_ino
+    block, block_at = b"", 0  # the block read last, and where in the file it begins
+
+    def byte(position: int) -> int:
+        if block_at <= position < block_at + len(block):
+            return block[position - block_at]
+        return os.pread(descriptor, 1, position)[0]
+
+    def document(number: int, start: int, end: int, last: bool) -> Raw | None:
+        """The line from ``start`` to ``end`` (past its newline, if it has one)."""
+        if end - start > limit or (last and end - start >= limit):
+            return Raw(path, number, b"", too_large(max_size))
+        if number == 1 and end - start >= len(_BOM) and os.pread(descriptor, 3, start) == _BOM:
+            start += len(_BOM)
+        stop = end
+        while stop > start and byte(stop - 1) in _LINE_END:
+            stop -= 1
+        if stop == start or (
+            byte(start) in _SPACE and os.pread(descriptor, stop - start, start).isspace()
+        ):
+            return None  # blank lines separate nothing in JSONL; they are not records
+        if stop - start > max_size:
+            return Raw(path, number, b"", too_large(max_size))
+        return Raw.placed(path, number, Place(start, stop - start, device, inode), opened)
+
+    number, start, position = 0, 0, 0
+    while block := os.pread(descriptor, _BLOCK, position):
+        block_at = position
+        position += len(block)
+        find = block.find
+        newline = find(b"\n")
+        while newline >= 0:
+            number += 1
+            end = block_at + newline + 1
+            found = document(number, start, end, last=False)
+            if found is not None:
+                yield found
+            start = end
+            newline = find(b"\n", newline + 1)
+    if start < position:  # a last line without its newline
+        found = document(number + 1, start, position, last=True)
+        if found is not None:
+            yield found
+
+
+_LINE_END = frozenset(b"\r\n")
+_SPACE = frozenset(b" \t\n\r\x0b\x0c")
+"""What ``bytes.isspace`` takes for space."""
 
 
 class _Window:

@@ -13,7 +13,7 @@ from agentruns.cli._exits import EXIT_INVALID, EXIT_OK
 from agentruns.cli._options import _EPILOG, _output_format
 from agentruns.cli._records import _batch
 from agentruns.cli._sessions import _split_sessions
-from agentruns.io import MAX_RECORD_SIZE, Raw
+from agentruns.io import MAX_RECORD_SIZE, Raw, bytes_of
 from agentruns.pipeline import run
 
 
@@ -36,7 +36,9 @@ def detect_command(files: tuple[str, ...], jsonl: bool, shape: OutputFormat) -> 
 
     def unknown(raw: Raw, outcome: Outcome) -> None:
         for _, message in outcome.problems:
-            report.say("invalid", raw.source, raw.line, message, raw=raw.raw, fmt=outcome.format)
+            report.say(
+                "invalid", raw.source, raw.line, message, raw=bytes_of(raw), fmt=outcome.format
+            )
 
     if not inputs:
         sys.exit(EXIT_OK)

@@ -169,7 +169,7 @@ def export_command(
 
 
 def _item_size(item: Raw | Candidate | NotRead) -> int:
-    return len(item.raw) + 1 if isinstance(item, Raw) else session_size(item)
+    return item.size + 1 if isinstance(item, Raw) else session_size(item)
 
 
 def _export_otlp(

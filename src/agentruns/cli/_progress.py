@@ -45,7 +45,7 @@ class _Progress:
         showing(self.display.console)
 
     def tick(self, raw: Raw) -> None:
-        self.add(1, len(raw.raw) + 1)
+        self.add(1, raw.size + 1)
 
     def add(self, records: int, size: int) -> None:
         """``records`` more done, of ``size`` bytes of input."""

@@ -14,7 +14,7 @@ from agentruns.cli._exits import _err, _Usage, _WriteFailed
 from agentruns.cli._progress import _Progress
 from agentruns.cli._stopping import _stop_point
 from agentruns.errors import OutputError
-from agentruns.io import Raw
+from agentruns.io import Raw, bytes_of
 from agentruns.pipeline import Outputs
 from agentruns.pipeline._outcome import Problems
 
@@ -40,7 +40,7 @@ def _say_problems(report: Reporter, kind: Kind, raw: Raw, outcome: Outcome[objec
             raw.source,
             raw.line,
             message,
-            raw=raw.raw,
+            raw=bytes_of(raw),
             pointer=pointer,
             fmt=outcome.format,
         )
@@ -68,7 +68,13 @@ def _say_losses(raw: Raw, outcome: Outcome[Problems], messages: Reporter) -> Non
     """Each value the conversion lost (``convert_document``'s value: pointer, reason)."""
     for pointer, reason in outcome.value or ():
         messages.say(
-            "loss", raw.source, raw.line, reason, raw=raw.raw, pointer=pointer, fmt=outcome.format
+            "loss",
+            raw.source,
+            raw.line,
+            reason,
+            raw=bytes_of(raw),
+            pointer=pointer,
+            fmt=outcome.format,
         )
 
 

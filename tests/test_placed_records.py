@@ -1,0 +1,142 @@
+"""A batch sends its workers where each record of a plain file is, not the record: the
+places (``read_raw(..., placed=True)``) are the documents the streaming reader gives (its
+oracle), read where they are handled, and a file replaced meanwhile is said, not misread."""
+
+from __future__ import annotations
+
+import os
+import pickle
+from pathlib import Path
+from unittest.mock import patch
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from agentruns import io
+from agentruns.batch import Batch, validate_document
+from agentruns.errors import InputError
+from agentruns.io import Raw, parse, read_raw
+from tests._settings import PROPERTY_SETTINGS
+
+pieces = st.sampled_from(
+    [
+        b'{"a": 1}',
+        b'{"b": "x y"}',
+        b"",
+        b" ",
+        b"\t \x0b\x0c",
+        b"\r",
+        b"\r\r",
+        b"\xef\xbb\xbf",
+        b"not json",
+        b'{"long": "' + b"z" * 40 + b'"}',
+        b" {}",
+        b"\xff\xfe",
+    ]
+)
+
+
+@st.composite
+def files(draw: st.DrawFn) -> bytes:
+    lines = draw(st.lists(st.lists(pieces, max_size=3).map(b"".join), max_size=12))
+    ending = draw(st.sampled_from([b"\n", b"\r\n"]))
+    text = ending.join(lines)
+    if draw(st.booleans()):
+        text += ending
+    return text
+
+
+def _seen(raws: list[Raw]) -> list[tuple[str, int, bytes, str | None]]:
+    return [(raw.source, raw.line, raw.raw, raw.error) for raw in raws]
+
+
+@PROPERTY_SETTINGS
+@given(text=files(), max_size=st.integers(1, 60), block=st.sampled_from([1, 2, 7, 64, 1 << 20]))
+def test_the_places_of_a_file_are_the_documents_the_stream_reader_gives(
+    text: bytes, max_size: int, block: int, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    path = tmp_path_factory.mktemp("placed") / "runs.jsonl"
+    path.write_bytes(text)
+    streamed = list(read_raw(str(path), max_size=max_size))
+    with patch.object(io, "_BLOCK", block):  # lines across the blocks the file is read in
+        placed = list(read_raw(str(path), max_size=max_size, placed=True))
+    assert _seen(placed) == _seen(streamed)
+    assert [raw.size for raw in placed] == [len(raw.raw) for raw in streamed]
+    assert placed == streamed
+
+
+def test_a_placed_record_travels_as_its_place_and_is_read_where_it_is_handled(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "runs.jsonl"
+    record = b'{"run": "' + b"x" * 10_000 + b'"}'
+    path.write_bytes(record + b"\n")
+    (raw,) = read_raw(str(path), placed=True)
+    sent = pickle.dumps(raw)
+    assert len(sent) < 500  # the place, not the 10 KB
+    assert pickle.loads(sent).raw == record
+    assert raw.size == len(record)
+
+
+def test_a_placed_record_read_here_comes_from_the_file_that_was_scanned(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "runs.jsonl"
+    path.write_bytes(b'{"a": 1}\n{"b": 2}\n')
+    first, second = read_raw(str(path), placed=True)
+    path.unlink()
+    path.write_bytes(b'{"c": 3}\n{"d": 4}\n')  # another file under the same name
+    assert (first.raw, second.raw) == (b'{"a": 1}', b'{"b": 2}')  # as a stream reader reads
+
+
+def test_a_record_sent_to_a_worker_after_its_file_was_replaced_is_refused(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "runs.jsonl"
+    path.write_bytes(b'{"a": 1}\n{"b": 2}\n')
+    first, second = read_raw(str(path), placed=True)
+    path.unlink()
+    path.write_bytes(b'{"b": 2}\n{"a": 1}\n')  # another file under the same name
+    in_the_worker = pickle.loads(pickle.dumps(second))
+    record = parse(in_the_worker)
+    assert record.error == "the file was replaced while it was read"
+    assert record.value is None
+    with pytest.raises(InputError, match="replaced while it was read"):
+        pickle.loads(pickle.dumps(first)).raw  # noqa: B018 -- what a rejects line asks
+
+
+def test_a_file_appended_to_while_it_is_read_keeps_its_records(tmp_path: Path) -> None:
+    path = tmp_path / "runs.jsonl"
+    path.write_bytes(b'{"a": 1}\n')
+    (raw,) = read_raw(str(path), placed=True)
+    with path.open("ab") as more:
+        more.write(b'{"b": 2}\n')
+    assert pickle.loads(pickle.dumps(raw)).raw == b'{"a": 1}'
+    assert raw.raw == b'{"a": 1}'
+
+
+def test_a_batch_of_placed_records_gives_what_a_batch_of_their_bytes_gives(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "runs.jsonl"
+    lines = [b'{"run_id": "r%d"}' % n if n % 7 else b"{oops" for n in range(300)]
+    path.write_bytes(b"\n".join(lines) + b"\n")
+    with Batch(validate_document, [str(path)], jobs=2) as batch:
+        placed = [(raw.line, outcome) for raw, outcome in batch]
+    streamed = [(raw.line, validate_document(raw)) for raw in read_raw(str(path), placed=False)]
+    assert placed == streamed
+    assert len(placed) == 300
+
+
+def test_a_fifo_is_read_as_a_stream(tmp_path: Path) -> None:
+    fifo = tmp_path / "runs.jsonl"
+    os.mkfifo(fifo)
+    pid = os.fork()
+    if pid == 0:  # the writer
+        with open(fifo, "wb") as out:
+            out.write(b'{"a": 1}\n{"b": 2}\n')
+        os._exit(0)
+    raws = list(read_raw(str(fifo), placed=True))
+    os.waitpid(pid, 0)
+    assert [raw.raw for raw in raws] == [b'{"a": 1}', b'{"b": 2}']
