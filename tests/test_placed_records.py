@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from agentruns import io
+from agentruns import _places
 from agentruns.batch import Batch, validate_document
 from agentruns.errors import InputError
 from agentruns.io import Raw, parse, read_raw
@@ -59,7 +59,7 @@ def test_the_places_of_a_file_are_the_documents_the_stream_reader_gives(
     path = tmp_path_factory.mktemp("placed") / "runs.jsonl"
     path.write_bytes(text)
     streamed = list(read_raw(str(path), max_size=max_size))
-    with patch.object(io, "_BLOCK", block):  # lines across the blocks the file is read in
+    with patch.object(_places, "_BLOCK", block):  # lines across the blocks the file is read in
         placed = list(read_raw(str(path), max_size=max_size, placed=True))
     assert _seen(placed) == _seen(streamed)
     assert [raw.size for raw in placed] == [len(raw.raw) for raw in streamed]

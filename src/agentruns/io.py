@@ -9,22 +9,19 @@ last key or ``inf`` would change the record).
 
 from __future__ import annotations
 
-import contextlib
 import json
-import os
 import re
-import stat
 import sys
-import weakref
 import zlib
 from collections.abc import Generator, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Literal, NamedTuple
+from typing import IO, Literal
 
 from pydantic import BaseModel, JsonValue, ValidationError
 
+from agentruns import _places
 from agentruns._compression import MissingCodec, compression_of, reader, without_compression
 from agentruns._pointer import join
 from agentruns._read import up_to
@@ -49,7 +46,7 @@ __all__ = [
 ]
 
 
-_BOM = b"\xef\xbb\xbf"
+_BOM = _places.BOM
 
 Layout = Literal["json", "jsonl"]
 
@@ -90,14 +87,15 @@ class Raw:
     replaced since is an ``InputError``: its records are refused, never misread)."""
 
     __slots__ = ("_at", "_file", "_raw", "error", "line", "source")
+    __match_args__ = ("source", "line", "raw", "error")  # (as the dataclass it was)
 
     source: str
     line: int
     error: str | None
     """Why the document could not be read whole (too large); ``raw`` is then empty."""
     _raw: bytes | None
-    _at: Place | None
-    _file: _Opened | None
+    _at: _places.Place | None
+    _file: _places.Opened | None
 
     def __init__(self, source: str, line: int, raw: bytes, error: str | None = None) -> None:
         _set = object.__setattr__
@@ -109,7 +107,9 @@ class Raw:
         _set(self, "_file", None)
 
     @classmethod
-    def placed(cls, source: str, line: int, at: Place, file: _Opened | None = None) -> Raw:
+    def placed(
+        cls, source: str, line: int, at: _places.Place, file: _places.Opened | None = None
+    ) -> Raw:
         """The document at ``at`` in the file ``source`` (open as ``file`` in this process,
         when it is), not read yet."""
         made = cls(source, line, b"")
@@ -124,7 +124,7 @@ class Raw:
         data = self._raw
         if data is None:
             assert self._at is not None
-            data = _read_place(self.source, self._at, self._file)
+            data = _places.read(self.source, self._at, self._file)
             object.__setattr__(self, "_raw", data)
             object.__setattr__(self, "_file", None)  # (the file may close once all are read)
         return data
@@ -173,64 +173,6 @@ def bytes_of(raw: Raw) -> bytes:
         return raw.raw
     except InputError:
         return b""
-
-
-class Place(NamedTuple):
-    """Where a document lies in a plain file, and which file that was."""
-
-    offset: int
-    length: int
-    device: int
-    inode: int
-
-
-class _Opened:
-    """A scanned file, open while a document placed in it is held (then closed): what its
-    documents are read from in this process. Holding it open also keeps its inode from
-    being given to a file made under its name after it was removed."""
-
-    __slots__ = ("__weakref__", "descriptor")
-
-    def __init__(self, descriptor: int) -> None:
-        self.descriptor = descriptor
-        weakref.finalize(self, _close_quietly, descriptor)
-
-
-def _close_quietly(descriptor: int) -> None:
-    with contextlib.suppress(OSError):
-        os.close(descriptor)
-
-
-_WORKER_FILE: list[tuple[str, int, int, int]] = []
-"""The file another process placed documents in, open in this one: (name, descriptor,
-device, inode). One: a worker reads a batch's records file after file."""
-
-
-def _read_place(source: str, at: Place, file: _Opened | None) -> bytes:
-    try:
-        descriptor = file.descriptor if file is not None else _opened_here(source, at)
-        data = os.pread(descriptor, at.length, at.offset)
-    except OSError as error:
-        raise InputError(f"{source}: cannot read again: {error.strerror or error}") from None
-    if len(data) != at.length:
-        raise InputError(f"{source}: the file was cut while it was read")
-    return data
-
-
-def _opened_here(source: str, at: Place) -> int:
-    if _WORKER_FILE:
-        name, descriptor, device, inode = _WORKER_FILE[0]
-        if name == source and (device, inode) == (at.device, at.inode):
-            return descriptor
-        _WORKER_FILE.clear()
-        _close_quietly(descriptor)
-    descriptor = os.open(source, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
-    status = os.fstat(descriptor)
-    if (status.st_dev, status.st_ino) != (at.device, at.inode):
-        _close_quietly(descriptor)
-        raise InputError(f"{source}: the file was replaced while it was read")
-    _WORKER_FILE.append((source, descriptor, at.device, at.inode))
-    return descriptor
 
 
 MAX_RECORD_SIZE = 64 << 20
@@ -435,76 +377,18 @@ def _jsonl(
 
 
 def _placed_lines(path: str, max_size: int) -> Iterator[Raw] | None:
-    """``_jsonl``'s documents of a plain file as their places (the file read in blocks, its
-    lines found, nothing kept); None for what is no plain file (a FIFO, a device: read as a
-    stream). The same lines, line numbers and errors as ``_jsonl`` (its test's oracle)."""
-    try:
-        if not stat.S_ISREG(os.stat(path).st_mode):
-            return None  # (never opened here: a FIFO's writer would be taken from its reader)
-        descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
-    except OSError:
-        return None  # (``_open`` says why)
-    opened = _Opened(descriptor)
-    status = os.fstat(descriptor)
-    if not stat.S_ISREG(status.st_mode):  # (replaced since)
+    """``_jsonl``'s documents of a plain file as their places (``_places.scan``); None for
+    what is no plain file (a FIFO, a device: read as a stream)."""
+    found = _places.scan(path, max_size + len(_BOM) + 2)  # (``_jsonl``'s limit)
+    if found is None:
         return None
-    return _places(path, opened, max_size, status)
-
-
-_BLOCK = 1 << 20
-
-
-def _places(path: str, opened: _Opened, max_size: int, status: os.stat_result) -> Iterator[Raw]:
-    descriptor = opened.descriptor
-    limit = max_size + len(_BOM) + 2  # as ``_jsonl`` reads: a line of max_size, a BOM, CR LF
-    device, inode = status.st_dev, status.st_ino
-    block, block_at = b"", 0  # the block read last, and where in the file it begins
-
-    def byte(position: int) -> int:
-        if block_at <= position < block_at + len(block):
-            return block[position - block_at]
-        return os.pread(descriptor, 1, position)[0]
-
-    def document(number: int, start: int, end: int, last: bool) -> Raw | None:
-        """The line from ``start`` to ``end`` (past its newline, if it has one)."""
-        if end - start > limit or (last and end - start >= limit):
-            return Raw(path, number, b"", too_large(max_size))
-        if number == 1 and end - start >= len(_BOM) and os.pread(descriptor, 3, start) == _BOM:
-            start += len(_BOM)
-        stop = end
-        while stop > start and byte(stop - 1) in _LINE_END:
-            stop -= 1
-        if stop == start or (
-            byte(start) in _SPACE and os.pread(descriptor, stop - start, start).isspace()
-        ):
-            return None  # blank lines separate nothing in JSONL; they are not records
-        if stop - start > max_size:
-            return Raw(path, number, b"", too_large(max_size))
-        return Raw.placed(path, number, Place(start, stop - start, device, inode), opened)
-
-    number, start, position = 0, 0, 0
-    while block := os.pread(descriptor, _BLOCK, position):
-        block_at = position
-        position += len(block)
-        find = block.find
-        newline = find(b"\n")
-        while newline >= 0:
-            number += 1
-            end = block_at + newline + 1
-            found = document(number, start, end, last=False)
-            if found is not None:
-                yield found
-            start = end
-            newline = find(b"\n", newline + 1)
-    if start < position:  # a last line without its newline
-        found = document(number + 1, start, position, last=True)
-        if found is not None:
-            yield found
-
-
-_LINE_END = frozenset(b"\r\n")
-_SPACE = frozenset(b" \t\n\r\x0b\x0c")
-"""What ``bytes.isspace`` takes for space."""
+    opened, lines = found
+    return (
+        Raw(path, number, b"", too_large(max_size))
+        if at is None or at.length > max_size
+        else Raw.placed(path, number, at, opened)
+        for number, at in lines
+    )
 
 
 class _Window:
