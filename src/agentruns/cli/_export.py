@@ -39,7 +39,7 @@ from agentruns.cli._records import (
 )
 from agentruns.cli._sessions import _as_sessions, _refuse_folder
 from agentruns.errors import OutputError
-from agentruns.io import MAX_RECORD_SIZE, Layout, Raw
+from agentruns.io import MAX_RECORD_SIZE, Layout, Raw, bytes_of
 from agentruns.pipeline import Candidate, NotRead, Stream, run, session_items, session_size
 
 if TYPE_CHECKING:
@@ -136,9 +136,10 @@ def export_command(
                 for said in part.tally.unreadable:  # files of a folder of sessions
                     _unreadable(said)
                 tally.merge(part.tally)
-                texts = {(r.source, r.line): r.raw for r in block if isinstance(r, Raw)}
+                records = {(r.source, r.line): r for r in block if isinstance(r, Raw)}
                 for source, line, pointer, message in part.problems:
-                    raw = texts.get((source, line), b"")
+                    record = records.get((source, line))
+                    raw = b"" if record is None else bytes_of(record)
                     said = message if line else f"{source}: {message}"
                     report.say("rejected", source, line, said, raw=raw, pointer=pointer)
                 if reject_out is not None:
@@ -154,7 +155,12 @@ def export_command(
                     continue
                 # the record files in a row: one stream of records, one set of workers
                 raws = read_inputs(
-                    list(group), layout, max_record_size, tally, on_unreadable=_unreadable
+                    list(group),
+                    layout,
+                    max_record_size,
+                    tally,
+                    on_unreadable=_unreadable,
+                    placed=True,  # a block sent to a worker is its records' places
                 )
                 for block, part in export_blocks(raws, fmt=fmt, jobs=jobs):
                     written(block, part)
