@@ -52,6 +52,16 @@ class ImportStep:
             names = [item.path]  # rejected as what it is: a folder without a session
         elif isinstance(item, tuple):  # a file of a folder: a run if a harness wrote it
             path, known = item
+            if harness == "auto" and self.conversation is None:
+                # recognized and read in one pass (``detect`` would parse its first lines,
+                # then the reading all of them again)
+                opened = readers.open_session(path, known)
+                if opened is None:
+                    return NOTHING
+                if isinstance(opened, readers.Transcript):
+                    done = readers._imported((path,), opened, self.to, self.values, self.override)
+                    return self._outcome(done)
+                # (unreadable: read again below, for the error in the words it always had)
             if known is None:
                 try:
                     known = readers.detect(path)
@@ -69,6 +79,9 @@ class ImportStep:
             conversation=self.conversation,
             override=self.override,
         )
+        return self._outcome(done)
+
+    def _outcome(self, done: RunImport) -> Outcome[RunImport]:
         if done.record is None:
             return _refused(done)
         body = b"".join(json_chunks(done.record))

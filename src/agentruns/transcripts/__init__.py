@@ -818,13 +818,25 @@ def import_run(
     where it can be (the agent from the harness, the id from the file's name, cortex's kind),
     and reported as derived. Never raises for the run's own faults: a transcript that cannot
     be read, or a run no record of ``to`` can be, is a ``RunImport`` without a record."""
-    from agentruns.transcripts._record import to_record
-
     given = tuple(names)
     try:
         transcript = load(list(given), harness, conversation=conversation)
     except TranscriptError as error:
         return RunImport(given, None, str(error))
+    return _imported(given, transcript, to, values, override)
+
+
+def _imported(
+    given: tuple[str, ...],
+    transcript: Transcript,
+    to: str,
+    values: Mapping[str, JsonValue] | None,
+    override: bool,
+) -> RunImport:
+    """``import_run`` of transcripts read already (``open_session``'s, for a session of a
+    folder: recognized and read in one pass)."""
+    from agentruns.transcripts._record import to_record
+
     notes = tuple(str(problem) for problem in transcript.problems)
     try:
         imported = to_record(
