@@ -93,6 +93,8 @@ def scan(path: str, limit: int) -> tuple[Opened, Iterator[tuple[int, Place | Non
     as a ``readline(limit)`` that does not reach the newline says); None for what is no
     plain file (a FIFO, a device: never opened here, its writer would be taken from its
     reader) or cannot be opened."""
+    if not hasattr(os, "pread"):  # (not on Windows: read as a stream there)
+        return None
     try:
         if not stat.S_ISREG(os.stat(path).st_mode):
             return None
