@@ -52,14 +52,20 @@ def _seen(raws: list[Raw]) -> list[tuple[str, int, bytes, str | None]]:
 
 
 @PROPERTY_SETTINGS
-@given(text=files(), max_size=st.integers(1, 60), block=st.sampled_from([1, 2, 7, 64, 1 << 20]))
+@given(
+    text=files(),
+    max_size=st.integers(1, 60),
+    block=st.sampled_from([1, 2, 7, 64, 1 << 20]),
+    small=st.sampled_from([0, 1, 16, 8 << 10]),
+)
 def test_the_places_of_a_file_are_the_documents_the_stream_reader_gives(
-    text: bytes, max_size: int, block: int, tmp_path_factory: pytest.TempPathFactory
+    text: bytes, max_size: int, block: int, small: int, tmp_path_factory: pytest.TempPathFactory
 ) -> None:
     path = tmp_path_factory.mktemp("placed") / "runs.jsonl"
     path.write_bytes(text)
     streamed = list(read_raw(str(path), max_size=max_size))
-    with patch.object(_places, "_BLOCK", block):  # lines across the blocks the file is read in
+    # lines across the blocks the file is read in; lines as places and as bytes
+    with patch.object(_places, "_BLOCK", block), patch.object(_places, "SMALL", small):
         placed = list(read_raw(str(path), max_size=max_size, placed=True))
     assert _seen(placed) == _seen(streamed)
     assert [raw.size for raw in placed] == [len(raw.raw) for raw in streamed]
@@ -79,6 +85,7 @@ def test_a_placed_record_travels_as_its_place_and_is_read_where_it_is_handled(
     assert raw.size == len(record)
 
 
+@patch.object(_places, "SMALL", 0)  # every record as its place
 def test_a_placed_record_read_here_comes_from_the_file_that_was_scanned(
     tmp_path: Path,
 ) -> None:
@@ -90,6 +97,7 @@ def test_a_placed_record_read_here_comes_from_the_file_that_was_scanned(
     assert (first.raw, second.raw) == (b'{"a": 1}', b'{"b": 2}')  # as a stream reader reads
 
 
+@patch.object(_places, "SMALL", 0)  # every record as its place
 def test_a_record_sent_to_a_worker_after_its_file_was_replaced_is_refused(
     tmp_path: Path,
 ) -> None:
@@ -106,6 +114,7 @@ def test_a_record_sent_to_a_worker_after_its_file_was_replaced_is_refused(
         pickle.loads(pickle.dumps(first)).raw  # noqa: B018 -- what a rejects line asks
 
 
+@patch.object(_places, "SMALL", 0)  # every record as its place
 def test_a_file_appended_to_while_it_is_read_keeps_its_records(tmp_path: Path) -> None:
     path = tmp_path / "runs.jsonl"
     path.write_bytes(b'{"a": 1}\n')
@@ -116,6 +125,7 @@ def test_a_file_appended_to_while_it_is_read_keeps_its_records(tmp_path: Path) -
     assert raw.raw == b'{"a": 1}'
 
 
+@patch.object(_places, "SMALL", 0)  # every record as its place
 def test_a_batch_of_placed_records_gives_what_a_batch_of_their_bytes_gives(
     tmp_path: Path,
 ) -> None:
@@ -127,6 +137,18 @@ def test_a_batch_of_placed_records_gives_what_a_batch_of_their_bytes_gives(
     streamed = [(raw.line, validate_document(raw)) for raw in read_raw(str(path), placed=False)]
     assert placed == streamed
     assert len(placed) == 300
+
+
+def test_a_short_record_travels_as_its_bytes(tmp_path: Path) -> None:
+    path = tmp_path / "runs.jsonl"
+    short, long = b'{"a": 1}', b'{"run": "' + b"x" * _places.SMALL + b'"}'
+    path.write_bytes(short + b"\n" + long + b"\n")
+    first, second = read_raw(str(path), placed=True)
+    path.unlink()
+    assert pickle.loads(pickle.dumps(first)).raw == short  # its bytes went with it
+    with pytest.raises(InputError):  # the long one went as its place
+        pickle.loads(pickle.dumps(second)).raw  # noqa: B018
+    assert (first.raw, second.raw) == (short, long)  # here, from the file held open
 
 
 def test_a_fifo_is_read_as_a_stream(tmp_path: Path) -> None:

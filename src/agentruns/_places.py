@@ -87,12 +87,13 @@ def _opened_here(source: str, at: Place) -> int:
     return descriptor
 
 
-def scan(path: str, limit: int) -> tuple[Opened, Iterator[tuple[int, Place | None]]] | None:
+def scan(path: str, limit: int) -> tuple[Opened, Iterator[tuple[int, Place | bytes | None]]] | None:
     """The lines of the plain file ``path`` that hold a document, as (line number, its
-    place), None for the place of a line of ``limit`` bytes or more (its newline included,
-    as a ``readline(limit)`` that does not reach the newline says); None for what is no
-    plain file (a FIFO, a device: never opened here, its writer would be taken from its
-    reader) or cannot be opened."""
+    document): its place, or for a short one (under ``SMALL`` bytes) its bytes, which cost
+    less to send than to read again; None for a line of ``limit`` bytes or more (its newline
+    included, as a ``readline(limit)`` that does not reach the newline says). None for what
+    is no plain file (a FIFO, a device: never opened here, its writer would be taken from
+    its reader) or cannot be opened."""
     if not hasattr(os, "pread"):  # (not on Windows: read as a stream there)
         return None
     try:
@@ -108,9 +109,14 @@ def scan(path: str, limit: int) -> tuple[Opened, Iterator[tuple[int, Place | Non
     return opened, _lines(opened, limit, status.st_dev, status.st_ino)
 
 
+SMALL = 8 << 10
+"""Documents shorter than this travel as their bytes (a place, read again in the worker,
+costs a system call and a Python object more than it saves on a short line)."""
+
+
 def _lines(
     opened: Opened, limit: int, device: int, inode: int
-) -> Iterator[tuple[int, Place | None]]:
+) -> Iterator[tuple[int, Place | bytes | None]]:
     descriptor = opened.descriptor
     block, block_at = b"", 0  # the block read last, and where in the file it begins
 
@@ -119,12 +125,22 @@ def _lines(
             return block[position - block_at]
         return os.pread(descriptor, 1, position)[0]
 
-    def document(number: int, start: int, end: int, last: bool) -> tuple[int, Place | None]:
-        """The line from ``start`` to ``end`` (past its newline, if it has one); its
-        document's place, None for a line past the limit, or (0, None) for a blank line."""
+    def document(number: int, start: int, end: int, last: bool) -> Place | bytes | None:
+        """The line from ``start`` to ``end`` (past its newline, if it has one): its
+        document (see ``scan``), or ``_BLANK``."""
         if end - start > limit or (last and end - start >= limit):
-            return number, None
-        if number == 1 and end - start >= len(BOM) and os.pread(descriptor, 3, start) == BOM:
+            return None
+        if end - start < SMALL:  # as ``_jsonl`` reads a line, from its bytes
+            line = (
+                block[start - block_at : end - block_at]
+                if start >= block_at
+                else os.pread(descriptor, end - start, start)
+            )
+            if number == 1 and line.startswith(BOM):
+                line = line[len(BOM) :]
+            body = line.rstrip(b"\r\n")
+            return _BLANK if not body or body.isspace() else body
+        if number == 1 and os.pread(descriptor, len(BOM), start) == BOM:
             start += len(BOM)
         stop = end
         while stop > start and byte(stop - 1) in _LINE_END:
@@ -132,12 +148,12 @@ def _lines(
         if stop == start or (
             byte(start) in _SPACE and os.pread(descriptor, stop - start, start).isspace()
         ):
-            return 0, None  # blank lines separate nothing in JSONL; they are not records
-        return number, Place(start, stop - start, device, inode)
+            return _BLANK  # blank lines separate nothing in JSONL; they are not records
+        return Place(start, stop - start, device, inode)
 
     number, start, position = 0, 0, 0
-    while block := os.pread(descriptor, _BLOCK, position):
-        block_at = position
+    while read := os.pread(descriptor, _BLOCK, position):
+        block, block_at = read, position  # (the last block stays: a last line may be in it)
         position += len(block)
         find = block.find
         newline = find(b"\n")
@@ -145,11 +161,15 @@ def _lines(
             number += 1
             end = block_at + newline + 1
             found = document(number, start, end, last=False)
-            if found[0]:
-                yield found
+            if found is not _BLANK:
+                yield number, found
             start = end
             newline = find(b"\n", newline + 1)
     if start < position:  # a last line without its newline
         found = document(number + 1, start, position, last=True)
-        if found[0]:
-            yield found
+        if found is not _BLANK:
+            yield number + 1, found
+
+
+_BLANK = b""
+"""What a blank line holds (no document; its bytes are empty, a document's never are)."""

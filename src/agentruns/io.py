@@ -377,18 +377,36 @@ def _jsonl(
 
 
 def _placed_lines(path: str, max_size: int) -> Iterator[Raw] | None:
-    """``_jsonl``'s documents of a plain file as their places (``_places.scan``); None for
-    what is no plain file (a FIFO, a device: read as a stream)."""
+    """``_jsonl``'s documents of a plain file as their places (``_places.scan``; a short
+    one as its bytes); None for what is no plain file (a FIFO, a device: read as a
+    stream)."""
     found = _places.scan(path, max_size + len(_BOM) + 2)  # (``_jsonl``'s limit)
     if found is None:
         return None
-    opened, lines = found
-    return (
-        Raw(path, number, b"", too_large(max_size))
-        if at is None or at.length > max_size
-        else Raw.placed(path, number, at, opened)
-        for number, at in lines
-    )
+    return _placed(path, max_size, *found)
+
+
+def _placed(
+    path: str,
+    max_size: int,
+    opened: _places.Opened,
+    lines: Iterator[tuple[int, _places.Place | bytes | None]],
+) -> Iterator[Raw]:
+    for number, document in lines:
+        size = (
+            max_size + 1
+            if document is None
+            else len(document)
+            if isinstance(document, bytes)
+            else document.length
+        )
+        if size > max_size:
+            yield Raw(path, number, b"", too_large(max_size))
+        elif isinstance(document, bytes):
+            yield Raw(path, number, document)
+        else:
+            assert document is not None
+            yield Raw.placed(path, number, document, opened)
 
 
 class _Window:
