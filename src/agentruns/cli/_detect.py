@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from functools import partial
 
 import click
 
@@ -37,7 +38,12 @@ def detect_command(files: tuple[str, ...], jsonl: bool, shape: OutputFormat) -> 
     def unknown(raw: Raw, outcome: Outcome) -> None:
         for _, message in outcome.problems:
             report.say(
-                "invalid", raw.source, raw.line, message, raw=bytes_of(raw), fmt=outcome.format
+                "invalid",
+                raw.source,
+                raw.line,
+                message,
+                raw=partial(bytes_of, raw),
+                fmt=outcome.format,
             )
 
     if not inputs:

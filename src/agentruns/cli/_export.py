@@ -139,7 +139,7 @@ def export_command(
                 records = {(r.source, r.line): r for r in block if isinstance(r, Raw)}
                 for source, line, pointer, message in part.problems:
                     record = records.get((source, line))
-                    raw = b"" if record is None else bytes_of(record)
+                    raw = b"" if record is None else partial(bytes_of, record)
                     said = message if line else f"{source}: {message}"
                     report.say("rejected", source, line, said, raw=raw, pointer=pointer)
                 if reject_out is not None:

@@ -4,6 +4,7 @@ rejects, outputs opened and committed together, the batch a command runs."""
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from functools import partial
 from typing import IO, TYPE_CHECKING, TypeVar
 
 from agentruns._output import Output, Records
@@ -40,7 +41,7 @@ def _say_problems(report: Reporter, kind: Kind, raw: Raw, outcome: Outcome[objec
             raw.source,
             raw.line,
             message,
-            raw=bytes_of(raw),
+            raw=partial(bytes_of, raw),
             pointer=pointer,
             fmt=outcome.format,
         )
@@ -72,7 +73,7 @@ def _say_losses(raw: Raw, outcome: Outcome[Problems], messages: Reporter) -> Non
             raw.source,
             raw.line,
             reason,
-            raw=bytes_of(raw),
+            raw=partial(bytes_of, raw),
             pointer=pointer,
             fmt=outcome.format,
         )
