@@ -37,11 +37,13 @@ if TYPE_CHECKING:
 T = TypeVar("T")
 R = TypeVar("R")
 
-CHUNK = 32
-"""Items per chunk: large enough that sending a chunk costs little next to its work."""
+CHUNK = 256
+"""Items per chunk: large enough that sending a chunk costs little next to its work (with 32,
+two workers validated 100,000 records of 200 bytes slower than one process: the chunks'
+round trips were the work); a chunk of larger items closes earlier (``CHUNK_BYTES``)."""
 CHUNK_BYTES = 1 << 20
 """A chunk closes early at this many bytes (by ``size``), so a chunk of huge records does not
-hold 32 of them in memory per chunk in flight."""
+hold many of them in memory per chunk in flight."""
 
 
 def available_cpus() -> int:
@@ -86,12 +88,26 @@ class OrderedMap(Generic[T, R]):
         # each chunk sent, the future of its results, and the pool it went to (None: done here)
         self._pending: deque[tuple[list[T], Future[list[R]], ProcessPoolExecutor | None]] = deque()
         iterator = iter(items)
-        head = list(islice(iterator, chunk + 1))
+        head, more = self._head(iterator)
         self._rest: Iterator[T] = chain(head, iterator)
-        if jobs > 1 and len(head) > chunk:  # more than one chunk: workers pay off
+        if jobs > 1 and more:  # more than one chunk: workers pay off
             with _stopping_signals_held():
                 self._pool = _start_pool(jobs)
                 self._submit(self._next_chunk())  # starts the workers now, before any thread
+
+    def _head(self, iterator: Iterator[T]) -> tuple[list[T], bool]:
+        """The first chunk's items (closed as ``_next_chunk`` closes it: by count, or by
+        ``size``, so a head of large items is not held whole) and one more, if there is one;
+        and whether there is (more than one chunk: workers pay off)."""
+        head: list[T] = []
+        total = 0
+        for item in iterator:
+            head.append(item)
+            if len(head) > self._chunk or total >= CHUNK_BYTES:
+                return head, True  # the item after the first chunk
+            if self._size is not None:
+                total += self._size(item)
+        return head, False
 
     def __iter__(self) -> Iterator[tuple[T, R]]:
         if self._pool is None:
