@@ -35,7 +35,13 @@ def _unreadable_note(tally: Tally) -> str:
 
 def _say_problems(report: Reporter, kind: Kind, raw: Raw, outcome: Outcome[object]) -> None:
     """Each problem of a record, at its value's line and column."""
-    for pointer, message in outcome.problems:
+    _say_at(report, kind, raw, outcome.format, outcome.problems)
+
+
+def _say_at(report: Reporter, kind: Kind, raw: Raw, fmt: str | None, said: Problems) -> None:
+    """Each (pointer, message) said of a record, at its value's line and column (the record
+    read again only for a message that is written)."""
+    for pointer, message in said:
         report.say(
             kind,
             raw.source,
@@ -43,7 +49,7 @@ def _say_problems(report: Reporter, kind: Kind, raw: Raw, outcome: Outcome[objec
             message,
             raw=partial(bytes_of, raw),
             pointer=pointer,
-            fmt=outcome.format,
+            fmt=fmt,
         )
 
 
@@ -67,16 +73,7 @@ class _shown:
 
 def _say_losses(raw: Raw, outcome: Outcome[Problems], messages: Reporter) -> None:
     """Each value the conversion lost (``convert_document``'s value: pointer, reason)."""
-    for pointer, reason in outcome.value or ():
-        messages.say(
-            "loss",
-            raw.source,
-            raw.line,
-            reason,
-            raw=partial(bytes_of, raw),
-            pointer=pointer,
-            fmt=outcome.format,
-        )
+    _say_at(messages, "loss", raw, outcome.format, outcome.value or ())
 
 
 def _reject(
