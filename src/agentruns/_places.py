@@ -28,12 +28,17 @@ _SPACE = frozenset(b" \t\n\r\x0b\x0c")
 
 
 class Place(NamedTuple):
-    """Where a line's document lies in a plain file, and which file that was."""
+    """Where a line's document lies in a plain file, which file that was, and where the
+    process that scanned it holds it open."""
 
     offset: int
     length: int
     device: int
     inode: int
+    holder: int = 0
+    """The process that scanned the file (0: none)."""
+    held: int = -1
+    """Its descriptor of the file, open while a place in it is held."""
 
 
 class Opened:
@@ -72,19 +77,28 @@ def read(source: str, at: Place, file: Opened | None) -> bytes:
 
 
 def _opened_here(source: str, at: Place) -> int:
+    """The scanned file, open in this process: through the scanning process's own
+    descriptor where the system shows it (Linux's ``/proc/PID/fd``: the same file, even
+    once its name is removed or given to another), else by its name."""
     if _ELSEWHERE:
         name, descriptor, device, inode = _ELSEWHERE[0]
         if name == source and (device, inode) == (at.device, at.inode):
             return descriptor
         _ELSEWHERE.clear()
         _close_quietly(descriptor)
-    descriptor = os.open(source, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
-    status = os.fstat(descriptor)
-    if (status.st_dev, status.st_ino) != (at.device, at.inode):
-        _close_quietly(descriptor)
-        raise InputError(f"{source}: the file was replaced while it was read")
-    _ELSEWHERE.append((source, descriptor, at.device, at.inode))
-    return descriptor
+    for path in (f"/proc/{at.holder}/fd/{at.held}", source) if at.held >= 0 else (source,):
+        try:
+            descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
+        except OSError:
+            if path == source:
+                raise
+            continue
+        status = os.fstat(descriptor)
+        if (status.st_dev, status.st_ino) == (at.device, at.inode):
+            _ELSEWHERE.append((source, descriptor, at.device, at.inode))
+            return descriptor
+        _close_quietly(descriptor)  # (a descriptor given to another file since; a new file)
+    raise InputError(f"{source}: the file was replaced while it was read")
 
 
 def scan(path: str, limit: int) -> tuple[Opened, Iterator[tuple[int, Place | bytes | None]]] | None:
@@ -117,7 +131,7 @@ costs a system call and a Python object more than it saves on a short line)."""
 def _lines(
     opened: Opened, limit: int, device: int, inode: int
 ) -> Iterator[tuple[int, Place | bytes | None]]:
-    descriptor = opened.descriptor
+    descriptor, holder = opened.descriptor, os.getpid()
     block, block_at = b"", 0  # the block read last, and where in the file it begins
 
     def byte(position: int) -> int:
@@ -149,7 +163,7 @@ def _lines(
             byte(start) in _SPACE and os.pread(descriptor, stop - start, start).isspace()
         ):
             return _BLANK  # blank lines separate nothing in JSONL; they are not records
-        return Place(start, stop - start, device, inode)
+        return Place(start, stop - start, device, inode, holder, descriptor)
 
     number, start, position = 0, 0, 0
     while read := os.pread(descriptor, _BLOCK, position):

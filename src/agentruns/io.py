@@ -81,9 +81,10 @@ class Raw:
     A document of a plain file may be held as its place in the file (``read_raw(...,
     placed=True)``): its bytes are read where they are first asked for, so a batch sends its
     workers where each record is, not the record (the bytes of a file went through a pipe,
-    copied four times, by the one process that feeds every worker). Read here, the bytes
-    come from the file that was scanned (held open while a place of it is held); read in
-    another process, from the file of that name, which must still be the same file (one
+    copied four times, by the one process that feeds every worker). The bytes come from the
+    file that was scanned, held open while a place of it is held: here through that
+    descriptor, in another process through it too where the system shows it (Linux's
+    ``/proc``), else from the file of that name, which must still be the same file (one
     replaced since is an ``InputError``: its records are refused, never misread)."""
 
     __slots__ = ("_at", "_file", "_raw", "error", "line", "source")
