@@ -85,27 +85,28 @@ def test_a_placed_record_travels_as_its_place_and_is_read_where_it_is_handled(
     assert raw.size == len(record)
 
 
-@patch.object(_places, "SMALL", 0)  # every record as its place
+def _scanned_then_replaced(path: Path) -> tuple[Raw, Raw]:
+    """The places of a file of two records, every record as its place; then the file
+    removed and another one made under its name."""
+    path.write_bytes(b'{"a": 1}\n{"b": 2}\n')
+    with patch.object(_places, "SMALL", 0):
+        first, second = read_raw(str(path), placed=True)
+    path.unlink()
+    path.write_bytes(b'{"c": 3}\n{"d": 4}\n')
+    return first, second
+
+
 def test_a_placed_record_read_here_comes_from_the_file_that_was_scanned(
     tmp_path: Path,
 ) -> None:
-    path = tmp_path / "runs.jsonl"
-    path.write_bytes(b'{"a": 1}\n{"b": 2}\n')
-    first, second = read_raw(str(path), placed=True)
-    path.unlink()
-    path.write_bytes(b'{"c": 3}\n{"d": 4}\n')  # another file under the same name
+    first, second = _scanned_then_replaced(tmp_path / "runs.jsonl")
     assert (first.raw, second.raw) == (b'{"a": 1}', b'{"b": 2}')  # as a stream reader reads
 
 
-@patch.object(_places, "SMALL", 0)  # every record as its place
 def test_a_worker_reads_the_file_that_was_scanned_though_its_name_was_given_to_another(
     tmp_path: Path,
 ) -> None:
-    path = tmp_path / "runs.jsonl"
-    path.write_bytes(b'{"a": 1}\n{"b": 2}\n')
-    first, second = read_raw(str(path), placed=True)
-    path.unlink()
-    path.write_bytes(b'{"b": 2}\n{"a": 1}\n')  # another file under the same name
+    first, second = _scanned_then_replaced(tmp_path / "runs.jsonl")
     in_the_worker = pickle.loads(pickle.dumps(second))  # (through the scanner's descriptor)
     assert in_the_worker.raw == b'{"b": 2}'
     assert pickle.loads(pickle.dumps(first)).raw == b'{"a": 1}'
@@ -122,15 +123,11 @@ def test_a_worker_reads_the_file_that_was_scanned_though_its_name_was_removed(
     assert pickle.loads(pickle.dumps(raw)).raw == b'{"a": 1}'
 
 
-@patch.object(_places, "SMALL", 0)  # every record as its place
 def test_a_replaced_file_the_scanner_no_longer_holds_has_its_records_refused(
     tmp_path: Path,
 ) -> None:
     path = tmp_path / "runs.jsonl"
-    path.write_bytes(b'{"a": 1}\n{"b": 2}\n')
-    first, second = read_raw(str(path), placed=True)
-    path.unlink()
-    path.write_bytes(b'{"b": 2}\n{"a": 1}\n')  # another file under the same name
+    first, second = _scanned_then_replaced(path)
     # as a worker sees a place whose scanner is gone (or a system without /proc)
     place = second._at
     assert place is not None
