@@ -188,3 +188,22 @@ def test_a_fifo_is_read_as_a_stream(tmp_path: Path) -> None:
     raws = list(read_raw(str(fifo), placed=True))
     os.waitpid(pid, 0)
     assert [raw.raw for raw in raws] == [b'{"a": 1}', b'{"b": 2}']
+
+
+@pytest.mark.parametrize("cut_at", [0, 5, 9, 13])
+def test_a_file_cut_after_it_was_scanned_refuses_the_records_it_lost_and_keeps_the_rest(
+    tmp_path: Path, cut_at: int
+) -> None:
+    path = tmp_path / "runs.jsonl"
+    path.write_bytes(b'{"a": 1}\n{"b": 2}\n')
+    with patch.object(_places, "SMALL", 0):
+        placed = list(read_raw(str(path), placed=True))
+    os.truncate(path, cut_at)
+    for raw in (*placed, *(pickle.loads(pickle.dumps(raw)) for raw in placed)):
+        record = parse(raw)
+        whole = raw.size + (raw.line - 1) * 9 <= cut_at  # each line: 8 bytes and a newline
+        if whole:
+            assert record.error is None
+        else:
+            assert record.error == "the file was cut while it was read"
+            assert record.value is None
