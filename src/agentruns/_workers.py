@@ -96,18 +96,13 @@ class OrderedMap(Generic[T, R]):
                 self._submit(self._next_chunk())  # starts the workers now, before any thread
 
     def _head(self, iterator: Iterator[T]) -> tuple[list[T], bool]:
-        """The first chunk's items (closed as ``_next_chunk`` closes it: by count, or by
-        ``size``, so a head of large items is not held whole) and one more, if there is one;
-        and whether there is (more than one chunk: workers pay off)."""
-        head: list[T] = []
-        total = 0
-        for item in iterator:
-            head.append(item)
-            if len(head) > self._chunk or total >= CHUNK_BYTES:
-                return head, True  # the item after the first chunk
-            if self._size is not None:
-                total += self._size(item)
-        return head, False
+        """The first chunk's items (``_next_chunk``'s: a head of large items is not held
+        whole) and one more, if there is one; and whether there is (more than one chunk:
+        workers pay off)."""
+        self._rest = iterator
+        head = self._next_chunk()
+        after = list(islice(iterator, 1))
+        return head + after, bool(after)
 
     def __iter__(self) -> Iterator[tuple[T, R]]:
         if self._pool is None:
