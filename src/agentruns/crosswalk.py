@@ -421,17 +421,19 @@ class Crosswalk(Generic[M, K]):
 
     def read(self, record: M) -> K:
         """The canonical value the record is."""
-        fields: dict[str, object] = {}
-        self.read_into(record, fields)
-        return self.canonical(**fields)
+        return self._plan().read(record)
+
+    def read_items(self, records: list[M]) -> tuple[K, ...]:
+        """The canonical value of each record (the items of a list of steps)."""
+        read = self._plan().read
+        return tuple([read(record) for record in records])
 
     def write_items(self, items: tuple[K, ...], writing: Writing[Any]) -> list[M]:
         """A model for each canonical item (a step), at its position in the list being
         written (what an item derives is noted under its own pointer)."""
         where = writing.pointer
-        return [
-            self.write(item, writing.item(item, i), f"{where}/{i}") for i, item in enumerate(items)
-        ]
+        write = self._plan().write
+        return [write(item, writing.item(item, i), f"{where}/{i}") for i, item in enumerate(items)]
 
     def holds(self, canonical: K) -> bool:
         """Whether ``canonical`` has any value this table writes (so its object is written)."""
@@ -588,12 +590,21 @@ def _declared(model: type[BaseModel]) -> frozenset[str]:
 @dataclass(frozen=True, slots=True)
 class _Compiled(Generic[M, K]):
     read_into: Callable[[M, dict[str, object]], None]
+    read: Callable[[M], K]
     write: Callable[[K, Writing[K], str], M]
     holds: Callable[[K], bool]
 
 
-def _compile(table: Crosswalk[M, K]) -> _Compiled[M, K]:
-    names: dict[str, object] = {"MISSING": MISSING, "MODEL": table.model, "TABLE": table}
+def _compile(table: Crosswalk[M, K], *, interpreted_extras: bool = False) -> _Compiled[M, K]:
+    """The table's reader and writer as Python functions. ``interpreted_extras``: the extra
+    properties handled by ``_read_extras`` and ``_write_extras``, the general methods the
+    generated code specializes (kept as the oracle the tests compare it with)."""
+    names: dict[str, object] = {
+        "MISSING": MISSING,
+        "MODEL": table.model,
+        "TABLE": table,
+        "CANONICAL": table.canonical,
+    }
     read = ["def read_into(record, fields):"]
     if table.fixed:
         names["FIXED"] = dict(table.fixed)
@@ -654,13 +665,19 @@ def _compile(table: Crosswalk[M, K]) -> _Compiled[M, K]:
                 f"    v = W{number}(canonical.{row.target}, writing)",
             ]
         write += ["    if v is not MISSING:", f"        fields[{row.field!r}] = v"]
-    if table.extras is not None:
+    extras = table.extras
+    if extras is not None and interpreted_extras:
         read.append("    TABLE._read_extras(record, fields)")
         write.append("    TABLE._write_extras(canonical, fields)")
-        held.append(f"canonical.{table.extras.target} is not MISSING")
-        held += [f"canonical.{name} is not MISSING" for name, _ in table.extras.named.values()]
-    if len(read) == 1:
-        read.append("    return None")
+    elif extras is not None:
+        read += _read_extras_source(extras, names)
+        write += _write_extras_source(table.model, extras, names)
+    if extras is not None:
+        held.append(f"canonical.{extras.target} is not MISSING")
+        held += [f"canonical.{name} is not MISSING" for name, _ in extras.named.values()]
+    body = read[1:]
+    read.append("    return None")
+    read += ["", "def read(record):", "    fields = {}", *body, "    return CANONICAL(**fields)"]
     names["INVALID"] = ValidationError
     write += [
         "    try:",
@@ -671,4 +688,75 @@ def _compile(table: Crosswalk[M, K]) -> _Compiled[M, K]:
     holds = ["def holds(canonical):", f"    return {' or '.join(held) or 'False'}"]
     source = "\n".join([*read, "", *write, "", *holds]) + "\n"
     exec(compile(source, f"<crosswalk {table.model.__name__}>", "exec"), names)
-    return _Compiled(names["read_into"], names["write"], names["holds"])  # type: ignore[arg-type]
+    return _Compiled(
+        names["read_into"],  # type: ignore[arg-type]
+        names["read"],  # type: ignore[arg-type]
+        names["write"],  # type: ignore[arg-type]
+        names["holds"],  # type: ignore[arg-type]
+    )
+
+
+def _read_extras_source(extras: _Extras[Any], names: dict[str, object]) -> list[str]:
+    """``Crosswalk._read_extras`` for one table's extras, as lines of the reader: the
+    properties the canonical object names taken out by a lookup each, the rest copied once."""
+    names["SKIP"] = extras.skip
+    names["ABSENT"] = _PROBED
+    lines = [
+        "    found = record.__pydantic_extra__",
+        "    own = False",  # whether ``found`` is a copy (the record's extras are never changed)
+        "    if found:",
+    ]
+    if extras.skip is not None:
+        lines += [
+            "        found = {k: v for k, v in found.items() if not SKIP(k, v)}",
+            "        own = True",
+        ]
+    for number, (key, (name, takes)) in enumerate(extras.named.items()):
+        names[f"TAKES{number}"] = takes
+        lines += [
+            f"        v = found.get({key!r}, ABSENT)",
+            f"        if v is not ABSENT and TAKES{number}(v):",
+            "            if not own:",
+            "                found, own = dict(found), True",
+            f"            del found[{key!r}]",
+            f"            fields[{name!r}] = v",
+        ]
+    if len(lines) == 3:
+        lines.append("        pass")
+    target = extras.target
+    lines.append("    if found:" if extras.empty == "missing" else "    if True:")
+    lines += [
+        f"        kept = fields.get({target!r})",  # fields kept as extras (``as_extra``)
+        "        if isinstance(kept, dict):",
+        f"            fields[{target!r}] = {{**kept, **found}} if found else dict(kept)",
+        "        else:",
+        f"            fields[{target!r}] = found if own else dict(found or {{}})",
+    ]
+    return lines
+
+
+def _write_extras_source(
+    model: type[BaseModel], extras: _Extras[Any], names: dict[str, object]
+) -> list[str]:
+    """``Crosswalk._write_extras`` for one table's extras, as lines of the writer."""
+    names["DECLARED"] = _declared(model)
+    names["WRITTEN"] = extras.written
+    lines = [f"    v = canonical.{extras.target}"]
+    test = "isinstance(v, dict) and v"
+    if extras.written is not None:
+        test = f"WRITTEN(canonical) and {test}"
+    lines += [
+        f"    if {test}:",
+        "        if DECLARED.isdisjoint(v):",
+        "            fields.update(v)",
+        "        else:",
+        "            fields.update({k: x for k, x in v.items() if k not in DECLARED})",
+    ]
+    for number, (key, (name, takes)) in enumerate(extras.named.items()):
+        names[f"TAKES{number}"] = takes
+        lines += [
+            f"    v = canonical.{name}",
+            f"    if v is not MISSING and TAKES{number}(v):",  # only what reading takes back
+            f"        fields[{key!r}] = v",
+        ]
+    return lines

@@ -72,7 +72,7 @@ def _no_null(value: JsonDateTime | MISSING | None, writing: Writing[Run]) -> Jso
 
 
 def _read_steps(steps: list[AgentStep] | MISSING) -> tuple[RunStep, ...] | MISSING:
-    return MISSING if steps is MISSING else tuple(STEP.read(step) for step in steps)
+    return MISSING if steps is MISSING else STEP.read_items(steps)
 
 
 def _write_steps(

@@ -138,7 +138,7 @@ def _read_events(events: list[Event] | MISSING) -> tuple[RunStep, ...] | MISSING
     carry = _carry_event(events)
     own = events if carry is None else events[:-1]
     absent = carry is not None and (carry.model_extra or {}).get(_ABSENT_KEY) is True
-    return MISSING if absent and not own else tuple(EVENT.read(event) for event in own)
+    return MISSING if absent and not own else EVENT.read_items(own)
 
 
 def _write_events(

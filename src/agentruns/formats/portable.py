@@ -102,7 +102,7 @@ def _no_final_message(run: Run) -> Derivation[str]:
 
 
 def _read_invocations(calls: list[ToolInvocation]) -> tuple[RunStep, ...]:
-    return tuple(TOOL.read(call) for call in calls)
+    return TOOL.read_items(calls)
 
 
 def _write_invocations(

@@ -1,0 +1,85 @@
+"""The crosswalk tables' generated readers and writers handle extra properties exactly as the
+general methods they specialize (``Crosswalk._read_extras`` and ``_write_extras``, kept as
+the oracle): the same runs, records, losses and derived values, in every direction."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import pytest
+from hypothesis import given
+from pydantic import BaseModel
+
+from agentruns import convert, to_canonical
+from agentruns.crosswalk import Crosswalk, _compile
+from agentruns.formats import BUILT_IN
+from tests._settings import PROPERTY_SETTINGS
+from tests.test_conversion_properties import MODELS, records
+
+
+def _tables() -> list[Crosswalk[Any, Any]]:
+    found: dict[int, Crosswalk[Any, Any]] = {}
+    for fmt in BUILT_IN:
+        if fmt.crosswalk is not None:
+            for table in fmt.crosswalk.tables():
+                found[id(table)] = table
+    from agentruns.formats import atif
+
+    for table in (atif.AGENT, atif.FINAL_METRICS, atif.TRAJECTORY):
+        found[id(table)] = table
+    return list(found.values())
+
+
+@contextmanager
+def _interpreted() -> Iterator[None]:
+    """Every table run by the general extras methods, for the time of the block."""
+    tables = _tables()
+    kept = [table._compiled for table in tables]
+    try:
+        for table in tables:
+            table._compiled = _compile(table, interpreted_extras=True)
+        yield
+    finally:
+        for table, plan in zip(tables, kept, strict=True):
+            table._compiled = plan
+
+
+def _outcome(record: BaseModel, target: str) -> tuple[object, ...]:
+    converted = convert(record, target)
+    again = to_canonical(converted.target)  # the target's extras read back
+    return (
+        converted.target.model_dump_json(),
+        converted.losses,
+        converted.derived,
+        again,
+        to_canonical(record),
+    )
+
+
+def test_every_table_with_extras_is_compiled_with_and_without_the_oracle() -> None:
+    with_extras = [table for table in _tables() if table.extras is not None]
+    assert with_extras, "no table keeps extra properties: the oracle compares nothing"
+    for table in with_extras:
+        assert _compile(table).read is not _compile(table, interpreted_extras=True).read
+
+
+@pytest.mark.parametrize("name", sorted(MODELS))
+def test_generated_extras_code_converts_as_the_general_methods_do(name: str) -> None:
+    """A record to every format and back: the records written by other formats hold the
+    named extras (a step's status and call id in AgentRun, a tool call's kind and input in
+    a cortex event) and carried payloads, which the way back reads."""
+
+    @PROPERTY_SETTINGS
+    @given(records(name))
+    def check(record: BaseModel) -> None:
+        for other in MODELS:
+            fast = _outcome(record, other)
+            written = convert(record, other).target
+            back = _outcome(written, name)
+            with _interpreted():
+                assert _outcome(record, other) == fast
+                assert _outcome(written, name) == back
+
+    check()
