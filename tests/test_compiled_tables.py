@@ -6,15 +6,17 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, ClassVar
 
 import pytest
 from hypothesis import given
-from pydantic import BaseModel
+from pydantic import MISSING, BaseModel, ValidationError
 
 from agentruns import convert, to_canonical
-from agentruns.crosswalk import Crosswalk, _compile
+from agentruns.canonical import Run, RunStep
+from agentruns.crosswalk import Crosswalk, Writing, _compile, kept
 from agentruns.formats import BUILT_IN
+from agentruns.formats.agentrun import STEP
 from tests._settings import PROPERTY_SETTINGS
 from tests.test_conversion_properties import MODELS, records
 
@@ -83,3 +85,43 @@ def test_generated_extras_code_converts_as_the_general_methods_do(name: str) -> 
                 assert _outcome(written, name) == back
 
     check()
+
+
+class _Counted(BaseModel):
+    """A model whose constructor does more than validate (counts the records made)."""
+
+    name: str
+    made: ClassVar[list[str]] = []
+
+    def __init__(self, **data: Any) -> None:
+        super().__init__(**data)
+        type(self).made.append(self.name)
+
+
+def test_a_model_with_its_own_constructor_is_written_through_it() -> None:
+    table = Crosswalk(_Counted, RunStep)
+    table.convert(table.field(lambda m: m.name), table.to(lambda s: s.name), kept, _named)
+    step = RunStep(kind="tool_call", name="grep")
+    written = table.write(step, Writing(Run(), step, []))
+    assert written == _Counted(name="grep")
+    assert _Counted.made == ["grep", "grep"]
+
+
+def test_a_plain_model_is_written_by_its_validator_with_the_same_refusals() -> None:
+    table = Crosswalk(STEP.model, RunStep)
+    table.same(table.field(lambda m: m.name), table.to(lambda s: s.name))
+    table.convert(table.field(lambda m: m.type), table.to(lambda s: s.kind), kept, _same_kind)
+    step = RunStep(kind="not a step type", name="grep")
+    with pytest.raises(ValidationError) as raised:
+        table.write(step, Writing(Run(), step, []))
+    with pytest.raises(ValidationError) as expected:
+        STEP.model.model_validate({"type": "not a step type", "name": "grep"})
+    assert raised.value.errors() == expected.value.errors()
+
+
+def _same_kind(value: str, writing: Writing[RunStep]) -> Any:
+    return value
+
+
+def _named(value: str | MISSING, writing: Writing[RunStep]) -> str:
+    return value if isinstance(value, str) else ""
