@@ -14,6 +14,7 @@ import dataclasses
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import replace
 from functools import cache, partial
+from operator import attrgetter
 from typing import TYPE_CHECKING, Any, TypeVar, overload
 
 from pydantic import MISSING, BaseModel, JsonValue
@@ -302,7 +303,7 @@ def _convert(
     # A field needs carrying (or is lost) when the target does not hold it as it is *and* the
     # trip back to the source format does not recover it (derivations can: an eval id kept as
     # a run id comes back as the eval id). The trip back is only taken when needed.
-    unheld = [name for name in FIELDS if getattr(back, name) != getattr(run, name)]
+    unheld = [name for name, a, b in zip(FIELDS, _ALL(back), _ALL(run), strict=True) if a != b]
     result = written.record
     losses: list[Loss] = list(ignored)
     if not unheld:
@@ -516,7 +517,11 @@ def _step_patch(
         if step == kept:
             patch.append(None)
             continue
-        differing = [name for name in _STEP_FIELDS if getattr(step, name) != getattr(kept, name)]
+        differing = [
+            name
+            for name, a, b in zip(_STEP_FIELDS, _ALL_OF_STEP(step), _ALL_OF_STEP(kept), strict=True)
+            if a != b
+        ]
         present = {name for name in differing if getattr(step, name) is not MISSING}
         absent: list[JsonValue] = [name for name in differing if name not in present]
         include[len(changed)] = present
@@ -704,6 +709,12 @@ def _losses(
 
 
 _STEP_FIELDS = tuple(field.name for field in dataclasses.fields(RunStep))
+
+_ALL = attrgetter(*FIELDS)
+"""A run's fields in ``FIELDS`` order, read in one call (comparing two runs field by field
+reads about fifty of each)."""
+
+_ALL_OF_STEP = attrgetter(*_STEP_FIELDS)
 
 
 def step_losses(
