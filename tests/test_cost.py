@@ -5,6 +5,8 @@ the package, the one meaning of tokens kept (input counts the cache), a model wi
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -166,3 +168,23 @@ def test_a_sessions_hour_long_cache_writes_cost_what_the_provider_charges(tmp_pa
     (tmp_path / "p" / "s-1.jsonl").write_text(json.dumps(line) + "\n")
     cost = _stats("--timezone", "UTC", str(tmp_path))["cost_usd"]
     assert cost["total"] == pytest.approx(6.0)
+
+
+def test_naming_the_price_table_does_not_import_it() -> None:
+    """A run whose sessions all come from the cache names the table (the cache's key) and
+    prices nothing: it does not pay the table's import (about 0.1 s)."""
+    code = (
+        "import sys; from agentruns import _prices; "
+        "print(_prices.source(), 'genai_prices' in sys.modules)"
+    )
+    said = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    ).stdout.split()
+    assert said[0] == "genai-prices"
+    assert said[-1] == "False"
+
+
+def test_a_table_that_cannot_be_imported_prices_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
+    assert _prices.source() is not None  # installed (and remembered as such)
+    monkeypatch.setitem(sys.modules, "genai_prices", None)  # but its import fails
+    assert _prices.price([(0, SONNET, 1_000, 10, 0, 0, 0)]) is None

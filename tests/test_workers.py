@@ -53,3 +53,31 @@ def test_workers_start_before_iteration_and_stop_after_it() -> None:
     while set(multiprocessing.active_children()) - before:
         assert time.monotonic() < deadline, "a worker outlived the iteration"
         time.sleep(0.05)
+
+
+_LOADED: list[int] = []
+
+
+def _load() -> None:
+    _LOADED.append(os.getpid())
+
+
+def _loaded_here(n: int) -> tuple[int, ...]:
+    return tuple(_LOADED)
+
+
+def test_what_the_workers_need_is_loaded_once_here_before_they_start() -> None:
+    _LOADED.clear()
+    results = list(OrderedMap(_loaded_here, range(100), 2, chunk=8, preload=_load))
+    assert [os.getpid()] == _LOADED
+    # forked after it: each worker started with it loaded, none loaded it again
+    assert {seen for _, seen in results} == {(os.getpid(),)}
+
+
+def test_nothing_is_preloaded_when_no_worker_starts() -> None:
+    _LOADED.clear()
+    for jobs, count in ((1, 500), (4, 7)):
+        assert (
+            len(list(OrderedMap(_loaded_here, range(count), jobs, chunk=8, preload=_load))) == count
+        )
+    assert _LOADED == []

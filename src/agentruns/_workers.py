@@ -77,7 +77,10 @@ class OrderedMap(Generic[T, R]):
         on_failure: Callable[[T, BaseException], R] | None = None,
         size: Callable[[T], int] | None = None,
         chunk: int = CHUNK,
+        preload: Callable[[], None] | None = None,
     ) -> None:
+        """``preload``: what every worker needs, loaded here once before they are forked
+        (they start with it), only when workers start."""
         self._function = function
         self._on_failure = on_failure
         self._size = size
@@ -91,6 +94,8 @@ class OrderedMap(Generic[T, R]):
         head, more = self._head(iterator)
         self._rest: Iterator[T] = chain(head, iterator)
         if jobs > 1 and more:  # more than one chunk: workers pay off
+            if preload is not None:
+                preload()
             with _stopping_signals_held():
                 self._pool = _start_pool(jobs)
                 self._submit(self._next_chunk())  # starts the workers now, before any thread

@@ -897,9 +897,11 @@ def _add_sessions(
             why = outcome.unreadable or "; ".join(message for _, message in outcome.problems)
             problem(path, why.removeprefix(f"{path}: "))
 
+    from agentruns import _prices
+
     found = session_items(folder, passed=passed)
     pipeline.run(
-        Stream(_session_facts, found, jobs=jobs, chunk=4),
+        Stream(_session_facts, found, jobs=jobs, chunk=4, preload=_prices.load),
         accepted=accepted,
         rejected=rejected,
         unreadable=rejected,

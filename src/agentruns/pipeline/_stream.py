@@ -52,7 +52,9 @@ def failed(item: object, error: BaseException) -> Outcome[Never]:
 class Stream(Generic[I, V]):
     """``(item, step(item))`` for every item, in order, each inside the boundary; ``step``
     runs in ``jobs`` processes (capped at the CPUs this process may use; ``None``: all of
-    them; a small input is handled here). ``tally`` counts as you go.
+    them; a small input is handled here). ``tally`` counts as you go. ``preload`` loads
+    what ``step`` needs in this process before the workers are forked, so that they start
+    with it (called only when workers start).
 
     Use it as a context manager (or ``close``): leaving early ends the worker processes at
     once. ``step`` must be picklable (a module-level function, a ``partial`` of one, an
@@ -69,12 +71,19 @@ class Stream(Generic[I, V]):
         size: Callable[[I], int] | None = None,
         chunk: int = CHUNK,
         tally: Tally | None = None,
+        preload: Callable[[], None] | None = None,
     ) -> None:
         self.tally = Tally() if tally is None else tally
         self._closed = False
         self.jobs = jobs_for(jobs)
         self._map = OrderedMap(
-            Boundary(step), items, self.jobs, on_failure=failed, size=size, chunk=chunk
+            Boundary(step),
+            items,
+            self.jobs,
+            on_failure=failed,
+            size=size,
+            chunk=chunk,
+            preload=preload,
         )
 
     def __iter__(self) -> Iterator[tuple[I, Outcome[V]]]:
