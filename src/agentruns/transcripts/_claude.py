@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import MISSING, Field, TypeAdapter, ValidationError
+from pydantic import MISSING, ConfigDict, Field, TypeAdapter, ValidationError
 
 from agentruns.transcripts._stream import EventModel, JsonObject, compact, events, typed
 from agentruns.transcripts._summary import Denial, Message, Summary, ToolCall
@@ -36,7 +36,7 @@ class ToolResultBlock(EventModel):
 
 
 Block = TextBlock | ToolUseBlock | ToolResultBlock
-_BLOCK: TypeAdapter[Block] = TypeAdapter(Block)
+_BLOCK: TypeAdapter[Block] = TypeAdapter(Block, config=ConfigDict(defer_build=True))
 
 
 class MessageBody(EventModel):

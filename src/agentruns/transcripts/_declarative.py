@@ -52,11 +52,11 @@ then agentruns' readers of the agents' own session files."""
 
 
 class _Table(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
 
 
 class _Lenient(BaseModel):
-    model_config = ConfigDict(extra="ignore", frozen=True)
+    model_config = ConfigDict(extra="ignore", frozen=True, defer_build=True)
 
 
 class ToolsRule(_Table):
@@ -169,8 +169,10 @@ class AgentrunsTable(_Table):
 class Descriptor(_Lenient):
     label: str = Field(min_length=1)
     transcript: TranscriptTable
-    conversation: ConversationTable = ConversationTable()
-    agentruns: AgentrunsTable = AgentrunsTable()
+    # made when a descriptor lacks them, not at import (a default instance would build the
+    # models' validators when this module is imported, by every command)
+    conversation: ConversationTable = Field(default_factory=ConversationTable)
+    agentruns: AgentrunsTable = Field(default_factory=AgentrunsTable)
 
     @property
     def aggregation(self) -> Literal["sum", "last"]:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import MISSING
+from pydantic import MISSING, Field
 
 from agentruns.transcripts._stream import EventModel, JsonObject, compact, epoch_ms, events, typed
 from agentruns.transcripts._summary import GUARD_PREFIX, Denial, Message, Summary, ToolCall
@@ -27,7 +27,7 @@ class ToolState(EventModel):
 class ToolPart(EventModel):
     tool: str
     callID: str | None = None
-    state: ToolState = ToolState()
+    state: ToolState = Field(default_factory=ToolState)  # (not made, nor built, at import)
 
 
 class TextPart(EventModel):
