@@ -670,6 +670,8 @@ def _compile(table: Crosswalk[M, K], *, interpreted_extras: bool = False) -> _Co
         read.append("    TABLE._read_extras(record, fields)")
         write.append("    TABLE._write_extras(canonical, fields)")
     elif extras is not None:
+        # what each named extra property takes, as TAKES0, TAKES1... of both functions
+        names.update({f"TAKES{n}": takes for n, (_, takes) in enumerate(extras.named.values())})
         read += _read_extras_source(extras, names)
         write += _write_extras_source(table.model, extras, names)
     if extras is not None:
@@ -713,8 +715,7 @@ def _read_extras_source(extras: _Extras[Any], names: dict[str, object]) -> list[
             "        found = {k: v for k, v in found.items() if not SKIP(k, v)}",
             "        own = True",
         ]
-    for number, (key, (name, takes)) in enumerate(extras.named.items()):
-        names[f"TAKES{number}"] = takes
+    for number, (key, (name, _)) in enumerate(extras.named.items()):
         lines += [
             f"        v = found.get({key!r}, ABSENT)",
             f"        if v is not ABSENT and TAKES{number}(v):",
@@ -754,8 +755,7 @@ def _write_extras_source(
         "        else:",
         "            fields.update({k: x for k, x in v.items() if k not in DECLARED})",
     ]
-    for number, (key, (name, takes)) in enumerate(extras.named.items()):
-        names[f"TAKES{number}"] = takes
+    for number, (key, (name, _)) in enumerate(extras.named.items()):
         lines += [
             f"    v = canonical.{name}",
             f"    if v is not MISSING and TAKES{number}(v):",  # only what reading takes back
