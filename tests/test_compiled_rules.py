@@ -11,11 +11,14 @@ from typing import Any
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from pydantic import MISSING, ConfigDict, Field
 
 from agentruns_generated._json import (
     MAX_RULE_DEPTH,
+    JsonModel,
     RuleDepthError,
     _Compiler,
+    _members,
     _State,
     check_rules,
     compile_rule,
@@ -161,3 +164,25 @@ def test_a_models_rules_read_from_the_model_are_its_rules_read_from_its_dump(
     dumped = model.model_dump(mode="json", by_alias=True)
     assert all(satisfies(dumped, rule, SCHEMA_REFS) for rule in rules)
     check_rules(model, SCHEMA_REFS)  # read from the model itself: no error
+
+
+class _Renamed(JsonModel):
+    """A property whose JSON name is no Python name, and extra properties."""
+
+    model_config = ConfigDict(extra="allow")
+
+    class_: str | MISSING = Field(MISSING, alias="class")
+    plain: int | MISSING = MISSING
+
+
+class _Plain(JsonModel):
+    name: str
+    kept: int | MISSING = MISSING
+
+
+def test_a_rule_reads_a_model_by_its_json_names_with_its_extras_and_without_absent_fields() -> None:
+    renamed = _Renamed.model_validate({"class": "c", "x-more": [1]})
+    assert _members(renamed) == {"class": "c", "x-more": [1]}
+    assert _members(_Plain(name="n")) == {"name": "n"}
+    assert _members(_Plain(name="n", kept=1)) == _Plain(name="n", kept=1).model_dump()
+    assert json.loads(renamed.model_dump_json()) == _members(renamed)

@@ -895,21 +895,31 @@ def published(rule: object, refs: Refs) -> object:
 def _enforce(check: Callable[[], bool], rule: object) -> None:
     try:
         ok = check()
-    except RuleDepthError as error:
-        raise PydanticCustomError("schema_rule_depth", str(error)) from None
-    except RecursionError:
-        raise PydanticCustomError(
-            "schema_rule_depth", "the schema rule nests too deep on this value"
-        ) from None
-    except _ecma.PatternBudgetError as error:
-        raise PydanticCustomError("pattern_budget", str(error)) from None
+    except (RuleDepthError, RecursionError, _ecma.PatternBudgetError) as error:
+        raise _stopped(error) from None
     if not ok:
-        keywords = sorted(rule) if isinstance(rule, dict) else ["false schema"]
-        raise PydanticCustomError(
-            "schema_rule",
-            "Input does not satisfy the schema rule ({keywords})",
-            {"keywords": ", ".join(keywords)},
+        raise _refused(rule)
+
+
+def _stopped(error: BaseException) -> PydanticCustomError:
+    """Why a rule could not be evaluated on a value (the error it raised)."""
+    if isinstance(error, RecursionError):
+        return PydanticCustomError(
+            "schema_rule_depth", "the schema rule nests too deep on this value"
         )
+    if isinstance(error, RuleDepthError):
+        return PydanticCustomError("schema_rule_depth", str(error))
+    return PydanticCustomError("pattern_budget", str(error))
+
+
+def _refused(rule: object) -> PydanticCustomError:
+    """The error of a value a rule refuses."""
+    keywords = sorted(rule) if isinstance(rule, dict) else ["false schema"]
+    return PydanticCustomError(
+        "schema_rule",
+        "Input does not satisfy the schema rule ({keywords})",
+        {"keywords": ", ".join(keywords)},
+    )
 
 
 _MODEL_RULES: dict[type[BaseModel], list[tuple[object, _Check]]] = {}
@@ -931,11 +941,17 @@ def check_rules(model: BaseModel, refs: Refs = _NO_REFS) -> None:
 
     The rules are compiled once per model class and read the model as it is (its fields by
     their JSON names), not a dump of it."""
-    rules = _model_rules(type(model), refs)
+    rules = _MODEL_RULES.get(type(model))
+    if rules is None:
+        rules = _model_rules(type(model), refs)
     if rules:
         members, state = _members(model), _State()  # read once for every rule
-        for rule, check in rules:
-            _enforce(partial(check, members, 0, state), rule)
+        try:  # one handler for every rule (a model is made per record, or per turn)
+            for rule, check in rules:
+                if not check(members, 0, state):
+                    raise _refused(rule)
+        except (RuleDepthError, RecursionError, _ecma.PatternBudgetError) as error:
+            raise _stopped(error) from None
 
 
 # -- rules compiled -----------------------------------------------------------------------
@@ -982,20 +998,28 @@ def _plain(value: object, state: _State) -> object:
     return made
 
 
-_WIRE_NAMES: dict[type[BaseModel], dict[str, str]] = {}
+_WIRE_NAMES: dict[type[BaseModel], dict[str, str] | None] = {}
+_UNSEEN: dict[str, str] = {"": ""}  # (a model not seen yet)
 
 
 def _members(model: BaseModel) -> dict[str, object]:
     """The members of the object a model dumps to, by their JSON names (absent fields
     left out), without dumping the values."""
     kind = type(model)
-    wire = _WIRE_NAMES.get(kind)
-    if wire is None:
-        wire = _WIRE_NAMES[kind] = {
+    wire = _WIRE_NAMES.get(kind, _UNSEEN)
+    if wire is _UNSEEN:
+        renamed = {
             name: info.serialization_alias or info.alias or name
             for name, info in kind.model_fields.items()
         }
-    found = {wire[name]: value for name, value in model.__dict__.items() if value is not MISSING}
+        # None: every field's JSON name is its own (most models), no lookup a field
+        wire = _WIRE_NAMES[kind] = None if all(k == v for k, v in renamed.items()) else renamed
+    if wire is None:
+        found = {name: value for name, value in model.__dict__.items() if value is not MISSING}
+    else:
+        found = {
+            wire[name]: value for name, value in model.__dict__.items() if value is not MISSING
+        }
     extra = model.__pydantic_extra__
     if extra:
         found.update(extra)
