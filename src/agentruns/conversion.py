@@ -514,16 +514,18 @@ def _step_patch(
     changed: list[RunStep] = []  # the steps that differ, dumped in one call
     include: dict[int, set[str]] = {}
     for step, kept in zip(steps, shown, strict=True):
-        if step == kept:
+        mine, theirs = _ALL_OF_STEP(step), _ALL_OF_STEP(kept)
+        if mine == theirs:  # (what ``step == kept`` compares, read once for both uses)
             patch.append(None)
             continue
-        differing = [
-            name
-            for name, a, b in zip(_STEP_FIELDS, _ALL_OF_STEP(step), _ALL_OF_STEP(kept), strict=True)
-            if a != b
-        ]
-        present = {name for name in differing if getattr(step, name) is not MISSING}
-        absent: list[JsonValue] = [name for name in differing if name not in present]
+        present: set[str] = set()
+        absent: list[JsonValue] = []
+        for name, value, shown_value in zip(_STEP_FIELDS, mine, theirs, strict=True):
+            if value != shown_value:
+                if value is MISSING:
+                    absent.append(name)
+                else:
+                    present.add(name)
         include[len(changed)] = present
         changed.append(step)
         patch.append({"fields": {}, "absent": absent})
