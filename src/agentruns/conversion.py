@@ -740,10 +740,10 @@ def step_losses(
         return [Loss(where, reason)]
     losses: list[Loss] = []
     for index, (step, kept) in enumerate(zip(steps, returned, strict=True)):
-        if step == kept:
+        mine, theirs = _ALL_OF_STEP(step), _ALL_OF_STEP(kept)
+        if mine == theirs:
             continue
-        for name in _STEP_FIELDS:
-            value, shown = getattr(step, name), getattr(kept, name)
+        for name, value, shown in zip(_STEP_FIELDS, mine, theirs, strict=True):
             if value == shown:
                 continue
             if name == "extra" and isinstance(value, dict):
