@@ -188,3 +188,13 @@ def test_a_table_that_cannot_be_imported_prices_nothing(monkeypatch: pytest.Monk
     assert _prices.source() is not None  # installed (and remembered as such)
     monkeypatch.setitem(sys.modules, "genai_prices", None)  # but its import fails
     assert _prices.price([(0, SONNET, 1_000, 10, 0, 0, 0)]) is None
+
+
+def test_loading_a_table_that_cannot_be_imported_is_left_to_each_session(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The load before the workers fork never stops the command: each session's pricing
+    meets the broken table itself, and says so, as it did before the load."""
+    assert _prices.source() is not None
+    monkeypatch.setitem(sys.modules, "genai_prices.data", None)
+    _prices.load()  # no error

@@ -60,8 +60,12 @@ def load() -> None:
     """Import the price table now, if it is installed: called before worker processes are
     forked, which then start with it (each importing it for itself cost a worker 0.1 s of
     a 1.5 s run over a thousand sessions)."""
-    if source() is not None:
+    if source() is None:
+        return
+    try:
         import genai_prices.data  # noqa: F401
+    except Exception:  # a broken install: each session's pricing says so, as before
+        return
 
 
 def price(calls: Iterable[Call]) -> Priced | None:
