@@ -67,8 +67,6 @@ T = TypeVar("T")
 
 # The fields of a turn that the canonical steps hold (the rest are kept by name)
 _TURN_KEYS: Final = frozenset(AtifStep.model_fields)
-_TURN_ORDER: Final = tuple(AtifStep.model_fields)
-"""The fields of a turn in the model's order (what the model dumps)."""
 # What a step of each kind holds of a turn besides the turn's own leftovers
 _CALL_KEYS: Final = frozenset({"tool_call_extra", "subagent_trajectory_ref"})
 _RESULT_KEYS: Final = frozenset(
@@ -358,7 +356,9 @@ def _compose(turn: list[RunStep], subagent_refs: dict[str, str]) -> dict[str, Js
                 doc["extra"] = {**(foreign or {}), key: value}
     if doc.get("source") != "agent" and ("reasoning_content" in doc or calls):
         doc["source"] = "agent"  # reasoning and calls are an agent's
-    return _order(doc)
+    # in the order the fields were met: the model orders them when the turn is validated,
+    # and the reader's check compares dictionaries (ordering them cost a turn 0.7 us)
+    return doc
 
 
 _OUTCOME_KEYS: Final = frozenset({"status", "message"})
@@ -397,11 +397,6 @@ def _content(value: JsonValue) -> JsonValue:
     import json
 
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
-
-
-def _order(doc: dict[str, JsonValue]) -> dict[str, JsonValue]:
-    """The turn's fields in the model's order (what the model would dump)."""
-    return {key: doc[key] for key in _TURN_ORDER if key in doc}
 
 
 def _valid_turn(doc: dict[str, JsonValue], step_id: int) -> AtifStep:
