@@ -357,7 +357,7 @@ def _compose(turn: list[RunStep], subagent_refs: dict[str, str]) -> dict[str, Js
     if doc.get("source") != "agent" and ("reasoning_content" in doc or calls):
         doc["source"] = "agent"  # reasoning and calls are an agent's
     # in the order the fields were met: the model orders them when the turn is validated,
-    # and the reader's check compares dictionaries (ordering them cost a turn 0.7 us)
+    # and the reader's check compares dictionaries (ordering them cost a turn 0.6 us)
     return doc
 
 
