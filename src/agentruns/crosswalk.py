@@ -533,6 +533,9 @@ class Crosswalk(Generic[M, K]):
                     yield table.model, row.field
 
 
+_ABSENT: Final = object()
+"""A property an object does not have (in the generated readers: ``None`` is a value)."""
+
 _DEPTH_ERRORS = frozenset({"invalid-json-value", "recursion_depth_exceeded"})
 """What pydantic-core says of a value past its recursion guard (the first behind a JSON
 value's own error)."""
@@ -704,19 +707,15 @@ def _read_extras_source(extras: _Extras[Any], names: dict[str, object]) -> list[
     """``Crosswalk._read_extras`` for one table's extras, as lines of the reader: the
     properties the canonical object names taken out by a lookup each, the rest copied once."""
     names["SKIP"] = extras.skip
-    names["ABSENT"] = _PROBED
-    lines = [
-        "    found = record.__pydantic_extra__",
-        "    own = False",  # whether ``found`` is a copy (the record's extras are never changed)
-        "    if found:",
-    ]
+    names["ABSENT"] = _ABSENT
+    taken: list[str] = []  # what is done with a record's extra properties, when it has any
     if extras.skip is not None:
-        lines += [
+        taken += [
             "        found = {k: v for k, v in found.items() if not SKIP(k, v)}",
             "        own = True",
         ]
     for number, (key, (name, _)) in enumerate(extras.named.items()):
-        lines += [
+        taken += [
             f"        v = found.get({key!r}, ABSENT)",
             f"        if v is not ABSENT and TAKES{number}(v):",
             "            if not own:",
@@ -724,8 +723,12 @@ def _read_extras_source(extras: _Extras[Any], names: dict[str, object]) -> list[
             f"            del found[{key!r}]",
             f"            fields[{name!r}] = v",
         ]
-    if len(lines) == 3:
-        lines.append("        pass")
+    lines = [
+        "    found = record.__pydantic_extra__",
+        "    own = False",  # whether ``found`` is a copy (the record's extras are never changed)
+    ]
+    if taken:
+        lines += ["    if found:", *taken]
     target = extras.target
     lines.append("    if found:" if extras.empty == "missing" else "    if True:")
     lines += [
