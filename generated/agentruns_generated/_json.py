@@ -999,21 +999,26 @@ def _plain(value: object, state: _State) -> object:
 
 
 _WIRE_NAMES: dict[type[BaseModel], dict[str, str] | None] = {}
-_UNSEEN: dict[str, str] = {"": ""}  # (a model not seen yet)
+
+
+def _wire_names(kind: type[BaseModel]) -> dict[str, str] | None:
+    """A model's JSON name of each field; None when every one is its own (most models: no
+    lookup a field)."""
+    renamed = {
+        name: info.serialization_alias or info.alias or name
+        for name, info in kind.model_fields.items()
+    }
+    return None if all(k == v for k, v in renamed.items()) else renamed
 
 
 def _members(model: BaseModel) -> dict[str, object]:
     """The members of the object a model dumps to, by their JSON names (absent fields
     left out), without dumping the values."""
     kind = type(model)
-    wire = _WIRE_NAMES.get(kind, _UNSEEN)
-    if wire is _UNSEEN:
-        renamed = {
-            name: info.serialization_alias or info.alias or name
-            for name, info in kind.model_fields.items()
-        }
-        # None: every field's JSON name is its own (most models), no lookup a field
-        wire = _WIRE_NAMES[kind] = None if all(k == v for k, v in renamed.items()) else renamed
+    try:
+        wire = _WIRE_NAMES[kind]
+    except KeyError:
+        wire = _WIRE_NAMES[kind] = _wire_names(kind)
     if wire is None:
         found = {name: value for name, value in model.__dict__.items() if value is not MISSING}
     else:
