@@ -22,7 +22,6 @@ import json
 import re
 import signal
 import sys
-import tempfile
 import time
 from dataclasses import dataclass, field
 from functools import partial
@@ -36,7 +35,7 @@ from codegen._documents import folder_loader
 from codegen.diagnostics import CodegenError
 from codegen.driver import ModelSource
 from codegen.pipeline import json_schema_for, model_source
-from tests._load import load_module
+from tests._load import load_source
 from tests.conformance._judge import verdicts
 
 GENERATION_SECONDS = 30
@@ -62,9 +61,7 @@ class SchemaResult:
 
 
 def _load(code: str, name: str) -> Any:
-    path = Path(tempfile.mkdtemp(prefix="agentruns-corpus-")) / f"{name}.py"
-    path.write_text(code, encoding="utf-8")
-    return load_module(path, name)
+    return load_source(code, name)
 
 
 class _TimedOut(BaseException):

@@ -10,7 +10,6 @@ and compared with the suite's verdict.
 from __future__ import annotations
 
 import json
-import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -21,7 +20,7 @@ from pydantic import TypeAdapter
 from codegen.diagnostics import CodegenError
 from codegen.driver import ModelSource
 from codegen.pipeline import json_schema_for, model_source
-from tests._load import load_module
+from tests._load import load_source
 from tests.conformance._judge import verdicts
 
 SUITES = Path(__file__).resolve().parents[1] / "fixtures" / "json-schema-test-suite"
@@ -88,9 +87,7 @@ def groups(suite: Path = SUITE) -> Iterator[tuple[str, dict[str, Any]]]:
 
 
 def _load(code: str, name: str) -> Any:
-    path = Path(tempfile.mkdtemp(prefix="agentruns-suite-")) / f"{name}.py"
-    path.write_text(code, encoding="utf-8")
-    return load_module(path, name)
+    return load_source(code, name)
 
 
 def run_group(

@@ -37,6 +37,11 @@ def main() -> int:
         help="validation path: the JSON text, or the parsed value (default: both)",
     )
     args = parser.parse_args()
+    with tempfile.TemporaryDirectory(prefix="fidelity-") as scratch:
+        return _report(args, Path(scratch))
+
+
+def _report(args: argparse.Namespace, scratch: Path) -> int:
     if not format_checking_is_real():
         print(
             "format checking is off: install jsonschema[format] (rfc3339-validator)",
@@ -47,7 +52,7 @@ def main() -> int:
     failed = False
     chosen = subjects()
     if args.baseline:
-        chosen = baseline_subjects(Path(tempfile.mkdtemp(prefix="fidelity-baseline-")))
+        chosen = baseline_subjects(scratch)
     for name, subject in chosen.items():
         if args.only and name not in args.only:
             continue
@@ -63,7 +68,7 @@ def main() -> int:
             print(format_report(report))
             print(f"  ({time.perf_counter() - started:.1f} s)")
             failed = failed or report.total_disagreements > 0
-    lines, failures = spec_report(Path(tempfile.mkdtemp(prefix="fidelity-spec-")))
+    lines, failures = spec_report(scratch)
     print("\n".join(lines))
     failed = failed or failures > 0
     return 1 if failed else 0
