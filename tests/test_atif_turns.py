@@ -1,21 +1,26 @@
 """ATIF's turn reader against the first one, kept as the oracle: the reader now gathers each
 step's fields and makes it once, where the first one made every step and replaced it on each
 change (a folded result, the turn's leftovers). On every turn of generated trajectories both
-give the same steps."""
+give the same steps.
+
+The reader also says which turns are *plain* (composed back by construction, so not composed
+to check): the check it skips is the oracle of that claim, on turns of every shape."""
 
 from __future__ import annotations
 
 import json
 from dataclasses import replace
 
-from hypothesis import given
-from pydantic import MISSING, JsonValue
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
+from pydantic import MISSING, BaseModel, JsonValue, ValidationError
 
 from agentruns.canonical import RunStep
-from agentruns.formats.atif import _outcome_of, _time, _turn
-from agentruns.models import AtifTrajectory
+from agentruns.conversion import format_for, format_named
+from agentruns.formats.atif import _compose, _outcome_of, _read_parts, _time, _turn
+from agentruns.models import AtifStep, AtifTrajectory
 from agentruns_generated._json import JsonDateTime
-from tests._settings import PROPERTY_SETTINGS
+from tests._settings import EXAMPLES, PROPERTY_SETTINGS
 from tests.test_conversion_properties import records
 
 
@@ -151,3 +156,96 @@ def test_a_result_folds_into_its_call_with_its_outcome_and_reference() -> None:
         "metrics": {"prompt_tokens": 3},
         "subagent_trajectory_ref": [{"trajectory_id": "s"}],
     }
+
+
+def _composes_back_when_plain(turns: list[AtifStep]) -> int:
+    """Asserts that every turn the reader calls plain composes back to its JSON; how many
+    were plain."""
+    plain_turns = 0
+    for turn in turns:
+        doc = turn.model_dump(mode="json")
+        index = doc.pop("step_id") - 1
+        steps, plain = _read_parts(dict(doc), index)
+        if plain:
+            plain_turns += 1
+            assert _compose(steps, {}) == doc, doc
+    return plain_turns
+
+
+@PROPERTY_SETTINGS
+@given(records("atif"))
+def test_a_turn_read_as_plain_composes_back_to_itself(record: AtifTrajectory) -> None:
+    _composes_back_when_plain(record.steps)
+
+
+@PROPERTY_SETTINGS
+@given(st.sampled_from(["agentrun", "cortex", "portable"]).flatmap(records))
+def test_the_turns_written_from_every_format_read_as_plain_compose_back(record: object) -> None:
+    assert isinstance(record, BaseModel)
+    written = format_named("atif").write(format_for(type(record)).read(record)).record
+    assert isinstance(written, AtifTrajectory)
+    _composes_back_when_plain(written.steps)
+
+
+_ID = st.sampled_from(["a", "b", "c"])
+_CALL = st.fixed_dictionaries(
+    {"tool_call_id": _ID, "function_name": st.sampled_from(["f", ""]), "arguments": st.just({})},
+    optional={"extra": st.just({"k": 1})},
+)
+_RESULT = st.fixed_dictionaries(
+    {},
+    optional={
+        "source_call_id": st.one_of(_ID, st.none()),
+        "content": st.one_of(
+            st.sampled_from(["out", ""]), st.just([{"type": "text", "text": "t"}])
+        ),
+        "extra": st.sampled_from([{"status": "error"}, {"k": 1}]),
+        "subagent_trajectory_ref": st.just([{"trajectory_id": "s"}]),
+    },
+)
+_TURN = st.fixed_dictionaries(
+    {"step_id": st.just(1), "message": st.sampled_from(["", "hi"])},
+    optional={
+        "source": st.sampled_from(["agent", "user", "system"]),
+        "timestamp": st.sampled_from(["2026-01-02T03:04:05Z", "2026-01-02T03:04:05.5+01:00", "x"]),
+        "reasoning_content": st.one_of(st.sampled_from(["", "why"]), st.none()),
+        "tool_calls": st.one_of(st.lists(_CALL, max_size=3), st.none()),
+        "observation": st.one_of(
+            st.fixed_dictionaries({"results": st.lists(_RESULT, max_size=3)}), st.none()
+        ),
+        "model_name": st.sampled_from(["m", None]),
+        "metrics": st.just({"prompt_tokens": 3}),
+        "extra": st.just({"k": "v"}),
+        "llm_call_count": st.sampled_from([0, 2]),
+    },
+)
+
+
+@settings(PROPERTY_SETTINGS, max_examples=EXAMPLES * 20)  # small turns: cheap to try many
+@given(st.lists(_TURN, min_size=1, max_size=6))
+def test_turns_of_every_shape_read_as_plain_compose_back(docs: list[dict[str, JsonValue]]) -> None:
+    turns = []
+    for doc in docs:
+        try:
+            turns.append(AtifStep.model_validate(doc))
+        except ValidationError:
+            continue  # a turn ATIF refuses (its rules) is no turn to read
+    assume(turns)
+    _composes_back_when_plain(turns)
+
+
+def test_a_turn_of_calls_and_their_results_is_plain_and_one_with_a_result_of_no_call_is_not() -> (
+    None
+):
+    doc: dict[str, JsonValue] = {
+        "step_id": 1,
+        "source": "agent",
+        "message": "",
+        "timestamp": "2026-01-02T03:04:05Z",
+        "tool_calls": [{"tool_call_id": "a", "function_name": "f", "arguments": {}}],
+        "observation": {"results": [{"source_call_id": "a", "content": "out"}]},
+        "metrics": {"prompt_tokens": 3},
+    }
+    assert _composes_back_when_plain([AtifStep.model_validate(doc)]) == 1
+    doc["observation"] = {"results": [{"source_call_id": "b", "content": "out"}]}
+    assert _composes_back_when_plain([AtifStep.model_validate(doc)]) == 0

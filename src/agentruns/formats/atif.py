@@ -99,18 +99,30 @@ def _time(text: str) -> JsonDateTime | None:
 
 
 def _turn(doc: dict[str, JsonValue], index: int) -> list[RunStep]:
-    """The steps of one turn (its JSON, without ``step_id``).
+    """The steps of one turn (its JSON, without ``step_id``)."""
+    return _read_parts(doc, index)[0]
+
+
+def _read_parts(doc: dict[str, JsonValue], index: int) -> tuple[list[RunStep], bool]:
+    """The steps of one turn (its JSON, without ``step_id``), and whether the turn is *plain*:
+    of the shape most turns have (a time the reader takes, text, reasoning and calls that are
+    the agent's, each result folded into a later call than the one before it, any other field
+    of the turn kept by name), which ``_compose`` gives back by construction, so
+    ``_read_turn`` need not compose it to know (``tests/test_atif_turns.py``: every plain
+    turn composes back, on turns of every shape).
 
     Each step is gathered as its fields first and made once at the end (a result folded into
     its call, the turn's leftovers into the first step): a turn costs one constructor per
     step, not one per change."""
     rest = dict(doc)
+    plain = True
     at: JsonDateTime | MISSING = MISSING
     stamp = rest.get("timestamp")
     if isinstance(stamp, str) and (parsed := _time(stamp)) is not None:
         at = parsed
         del rest["timestamp"]
-    if rest.get("source") == "agent":
+    agent = rest.get("source") == "agent"
+    if agent:
         del rest["source"]
     steps: list[dict[str, Any]] = []
     reasoning = rest.get("reasoning_content")
@@ -121,11 +133,13 @@ def _turn(doc: dict[str, JsonValue], index: int) -> list[RunStep]:
     call_steps: list[dict[str, Any]] = []
     if isinstance(calls, list):
         del rest["tool_calls"]
+        plain = plain and bool(calls)
         for call in calls:
             assert isinstance(call, dict)
             name, call_id, args = call["function_name"], call["tool_call_id"], call["arguments"]
             assert isinstance(name, str)
             assert isinstance(call_id, str)
+            plain = plain and isinstance(args, dict)
             step: dict[str, Any] = {
                 "kind": "tool_call",
                 "name": name,
@@ -151,6 +165,9 @@ def _turn(doc: dict[str, JsonValue], index: int) -> list[RunStep]:
         positions = {step["call_id"]: i for i, step in reversed(list(enumerate(call_steps)))}
         found = observation["results"]
         assert isinstance(found, list)
+        plain = (
+            plain and bool(found) and len(observation) == 1 and len(positions) == len(call_steps)
+        )
         for result in found:
             assert isinstance(result, dict)
             source, content = result.get("source_call_id"), result.get("content")
@@ -175,6 +192,7 @@ def _turn(doc: dict[str, JsonValue], index: int) -> list[RunStep]:
                     }
                 claimed.update(outcome)
                 continue
+            plain = False
             kept_: dict[str, JsonValue] = {}
             if source is None and "source_call_id" in result:
                 kept_["source_call_id"] = None
@@ -194,11 +212,18 @@ def _turn(doc: dict[str, JsonValue], index: int) -> list[RunStep]:
             results.append(made)
     ordered = [*steps, *call_steps, *results]
     if not ordered:
+        plain = False
         ordered = [{"kind": "message", "index": index, "started_at": at}]
     if rest:
+        # what no step holds is the first step's, which ``_compose`` writes back under its
+        # name (a turn's source that is not the agent's too, unless the turn reasons or
+        # calls: ``_compose`` says those are the agent's)
         first = ordered[0]
         first["extra"] = {**rest, **first.get("extra", {})}
-    return [RunStep(**fields) for fields in ordered]
+    plain = plain and (
+        agent or ("source" in doc and not call_steps and "reasoning_content" not in doc)
+    )
+    return [RunStep(**fields) for fields in ordered], plain
 
 
 def _read_turn(doc: dict[str, JsonValue]) -> list[RunStep]:
@@ -207,8 +232,8 @@ def _read_turn(doc: dict[str, JsonValue]) -> list[RunStep]:
     step_id = doc.pop("step_id")
     assert isinstance(step_id, int)
     index = step_id - 1
-    steps = _turn(doc, index)
-    if _compose(steps, {}) == doc:
+    steps, plain = _read_parts(doc, index)
+    if plain or _compose(steps, {}) == doc:
         return steps
     message = doc.get("message")
     return [
