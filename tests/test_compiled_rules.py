@@ -19,6 +19,7 @@ from agentruns_generated._json import (
     RuleDepthError,
     _Compiler,
     _members,
+    _names_read,
     _State,
     check_rules,
     compile_rule,
@@ -186,3 +187,63 @@ def test_a_rule_reads_a_model_by_its_json_names_with_its_extras_and_without_abse
     assert _members(_Plain(name="n")) == {"name": "n"}
     assert _members(_Plain(name="n", kept=1)) == _Plain(name="n", kept=1).model_dump()
     assert json.loads(renamed.model_dump_json()) == _members(renamed)
+
+
+@PROPERTY_SETTINGS
+@given(
+    schema=schemas | extra_keywords,
+    values=st.lists(st.dictionaries(st.sampled_from("abcd"), json_values), min_size=8, max_size=16),
+)
+def test_a_rule_read_by_name_judges_the_names_alone_and_missing_as_absent(
+    schema: Any, values: list[dict[str, Any]]
+) -> None:
+    names = _names_read(schema)
+    if names is None:
+        return  # it may read the object whole: it reads a model's members (``_members``)
+    check = compile_rule(schema)
+    for value in values:
+        expected = _verdict(lambda value=value: check(value))
+        alone = {name: item for name, item in value.items() if name in names}
+        assert _verdict(lambda alone=alone: check(alone)) == expected, json.dumps(value)
+        # a model's ``__dict__``: every field is there, an absent one as MISSING
+        held = {**dict.fromkeys("abcde", MISSING), **value}
+        assert _verdict(lambda held=held: check(held)) == expected, json.dumps(value)
+
+
+@pytest.mark.parametrize(
+    "rule",
+    [
+        {"const": {"a": 1}},
+        {"enum": [{}]},
+        {"$ref": "#/definitions/d0"},
+        {"additionalProperties": False},
+        {"minProperties": 1},
+        {"allOf": [{"properties": {"a": {}}}, {"propertyNames": {"maxLength": 1}}]},
+        {"if": {"required": ["a"]}, "then": {"dependencies": {"a": ["b"]}}},
+        {"unknown-keyword": 1},
+    ],
+)
+def test_a_rule_that_may_read_an_object_whole_is_not_read_by_name(rule: dict[str, Any]) -> None:
+    assert _names_read(rule) is None
+
+
+def test_the_names_a_rule_reads_are_its_properties_and_required_names_at_every_branch() -> None:
+    rule = {
+        "if": {"properties": {"source": {"not": {"const": "agent"}}}},
+        "then": {"properties": {"tool_calls": {"type": "null"}}, "required": ["message"]},
+        "anyOf": [{"type": "object"}, {"minLength": 2}],
+    }
+    assert _names_read(rule) == frozenset({"source", "tool_calls", "message"})
+
+
+def test_a_models_rules_read_its_own_fields_when_they_read_it_by_name() -> None:
+    from agentruns_generated._json import _BY_NAME
+    from agentruns_generated.atif import SCHEMA_REFS, AtifStep
+
+    AtifStep.model_validate({"step_id": 1, "source": "agent", "message": ""})
+    assert _BY_NAME[AtifStep] is True
+    with pytest.raises(Exception, match="schema rule"):
+        AtifStep.model_validate({"step_id": 1, "source": "user", "message": "", "tool_calls": []})
+    check_rules(
+        AtifStep.model_validate({"step_id": 1, "source": "user", "message": ""}), SCHEMA_REFS
+    )

@@ -924,6 +924,11 @@ def _refused(rule: object) -> PydanticCustomError:
 
 _MODEL_RULES: dict[type[BaseModel], list[tuple[object, _Check]]] = {}
 
+_BY_NAME: dict[type[BaseModel], bool] = {}
+"""Per model with rules: whether they may read the model's own ``__dict__`` (its fields by
+their Python names, an absent one ``MISSING``) instead of its members: they read the object
+only property by property (``_names_read``), and every JSON name is the field's own."""
+
 
 def _model_rules(model: type[BaseModel], refs: Refs) -> list[tuple[object, _Check]]:
     found = _MODEL_RULES.get(model)
@@ -932,8 +937,71 @@ def _model_rules(model: type[BaseModel], refs: Refs) -> list[tuple[object, _Chec
         rules = extra.get("allOf") if isinstance(extra, dict) else None
         compiler = _Compiler(refs)
         found = [(rule, compiler.root(rule)) for rule in _all_of({"allOf": rules or []})]
+        _BY_NAME[model] = _wire_names(model) is None and all(
+            _names_read(rule) is not None for rule, _ in found
+        )
         _MODEL_RULES[model] = found
     return found
+
+
+_NOT_OF_OBJECTS = frozenset(
+    {
+        # what a schema says of numbers, strings and arrays (an object passes it) or of no value
+        "multipleOf",
+        "maximum",
+        "exclusiveMaximum",
+        "minimum",
+        "exclusiveMinimum",
+        "maxLength",
+        "minLength",
+        "pattern",
+        "format",
+        "items",
+        "additionalItems",
+        "maxItems",
+        "minItems",
+        "uniqueItems",
+        "contains",
+        "title",
+        "description",
+        "default",
+        "examples",
+        "$comment",
+        "readOnly",
+        "writeOnly",
+    }
+)
+_SAME_VALUE = ("allOf", "anyOf", "oneOf")
+
+
+def _names_read(rule: object) -> frozenset[str] | None:
+    """The properties a rule reads of the object it checks, when it reads the object only
+    property by property (``properties``, ``required``, the same object under ``allOf``,
+    ``anyOf``, ``oneOf``, ``not``, ``if``/``then``/``else``, and its ``type``); None when it
+    may read it whole (``const``, ``enum``, a ``$ref``, ``additionalProperties``, any keyword
+    not known to leave objects alone). A property it does not read cannot change its
+    verdict, and it tells an absent property by ``in``: so it may read a model's fields as
+    they are held, an absent one as absent."""
+    names: set[str] = set()
+    pending = [rule]
+    while pending:
+        schema = pending.pop()
+        if isinstance(schema, bool):
+            continue
+        if not isinstance(schema, dict):
+            return None
+        for key, value in schema.items():
+            if key == "properties" and isinstance(value, dict):
+                names.update(value)
+            elif key == "required" and isinstance(value, list):
+                names.update(str(name) for name in value)
+            elif key in _SAME_VALUE and isinstance(value, list):
+                pending.extend(value)
+            elif key in ("not", "if", "then", "else"):
+                pending.append(value)
+            elif key != "type" and key not in _NOT_OF_OBJECTS:
+                return None
+    return frozenset(names)
 
 
 def check_rules(model: BaseModel, refs: Refs = _NO_REFS) -> None:
@@ -945,7 +1013,11 @@ def check_rules(model: BaseModel, refs: Refs = _NO_REFS) -> None:
     if rules is None:
         rules = _model_rules(type(model), refs)
     if rules:
-        members, state = _members(model), _State()  # read once for every rule
+        if _BY_NAME[type(model)] and not model.__pydantic_extra__:
+            members: object = model.__dict__  # (not a copy without the absent fields)
+        else:
+            members = _members(model)  # read once for every rule
+        state = _State()
         try:  # one handler for every rule (a model is made per record, or per turn)
             for rule, check in rules:
                 if not check(members, 0, state):
@@ -1428,6 +1500,7 @@ class _Emitter:
         self.lines: list[str] = []
         self.bound: dict[str, object] = {
             "_NATIVE": _NATIVE,
+            "MISSING": MISSING,
             "_plain": _plain,
             "_as_json": _as_json,
             "_json_equal": _json_equal,
@@ -1568,11 +1641,24 @@ class _Emitter:
         required = tuple(schema.get("required", ()))
         if required:
             held = self.bind(required)
-            lines.extend([f"for name in {held}:", "    if name not in v:", "        return False"])
+            lines.extend(
+                [
+                    f"for name in {held}:",
+                    "    if v.get(name, MISSING) is MISSING:",
+                    "        return False",
+                ]
+            )
         for key, sub in schema.get("properties", {}).items():
             held = self.bind(key)
             check = self.function(sub, inner)
-            lines.extend([f"if {held} in v and not {check}(v[{held}], state):", "    return False"])
+            # a model's ``__dict__`` holds an absent field as MISSING (see ``check_rules``)
+            lines.extend(
+                [
+                    f"p = v.get({held}, MISSING)",
+                    f"if p is not MISSING and not {check}(p, state):",
+                    "    return False",
+                ]
+            )
         return lines
 
 
