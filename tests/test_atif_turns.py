@@ -9,14 +9,14 @@ to check): the check it skips is the oracle of that claim, on turns of every sha
 from __future__ import annotations
 
 import json
-from dataclasses import replace
+from dataclasses import fields, is_dataclass, replace
 
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from pydantic import MISSING, BaseModel, JsonValue, ValidationError
 
 from agentruns.canonical import RunStep
-from agentruns.conversion import format_for, format_named
+from agentruns.conversion import format_for, format_named, to_canonical
 from agentruns.formats.atif import _compose, _outcome_of, _read_parts, _time, _turn
 from agentruns.models import AtifStep, AtifTrajectory
 from agentruns_generated._json import JsonDateTime
@@ -249,3 +249,51 @@ def test_a_turn_of_calls_and_their_results_is_plain_and_one_with_a_result_of_no_
     assert _composes_back_when_plain([AtifStep.model_validate(doc)]) == 1
     doc["observation"] = {"results": [{"source_call_id": "b", "content": "out"}]}
     assert _composes_back_when_plain([AtifStep.model_validate(doc)]) == 0
+
+
+def _typed(value: object) -> object:
+    """A value with the type of each of its parts (``5 == 5.0``, ``True == 1``), its
+    dictionaries in no order (nothing reads the order of a step's extra properties: the
+    conversion compares them, a writer writes the run's own)."""
+    if is_dataclass(value) and not isinstance(value, type):
+        return (
+            type(value).__name__,
+            [(f.name, _typed(getattr(value, f.name))) for f in fields(value)],
+        )
+    if isinstance(value, dict):
+        return ("dict", sorted((key, repr(_typed(item))) for key, item in value.items()))
+    if isinstance(value, list | tuple):
+        return (type(value).__name__, [_typed(item) for item in value])
+    return (type(value).__name__, repr(value))
+
+
+@PROPERTY_SETTINGS
+@given(st.sampled_from(["agentrun", "atif", "cortex", "portable"]).flatmap(records))
+def test_a_run_written_as_atif_reads_back_from_the_turns_composed_as_from_the_record(
+    record: object,
+) -> None:
+    assert isinstance(record, BaseModel)
+    atif = format_named("atif")
+    for run in (format_for(type(record)).read(record), to_canonical(record)):
+        written, shown = atif.write_and_read(run)
+        read = atif.read(atif.write(run).record)
+        assert shown == read
+        assert _typed(shown) == _typed(read)  # the same values, of the same types
+        assert written.record == atif.write(run).record
+
+
+def test_a_record_written_to_read_back_is_read_as_it_is_when_read_later() -> None:
+    doc: dict[str, JsonValue] = {
+        "schema_version": "ATIF-v1.8",
+        "agent": {"name": "a", "version": "1"},
+        "steps": [{"step_id": 1, "source": "agent", "message": "before"}],
+    }
+    atif = format_named("atif")
+    run = atif.read(AtifTrajectory.model_validate(doc))
+    written, shown = atif.write_and_read(run)
+    assert isinstance(shown.steps, tuple)
+    assert shown.steps[0].message == "before"
+    written.record.steps[0].message = "after"  # the composed turn is no longer the record's
+    steps = atif.read(written.record).steps
+    assert isinstance(steps, tuple)
+    assert steps[0].message == "after"

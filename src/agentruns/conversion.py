@@ -298,8 +298,7 @@ def _convert(
 ) -> Conversion[Any]:
     run, ignored = _read_with_carry(source, record)
     ignored += unread_fields(source, record)
-    written = target.write(run)
-    back = target.read(written.record)
+    written, back = target.write_and_read(run)
     # A field needs carrying (or is lost) when the target does not hold it as it is *and* the
     # trip back to the source format does not recover it (derivations can: an eval id kept as
     # a run id comes back as the eval id). The trip back is only taken when needed.
@@ -312,7 +311,7 @@ def _convert(
         if source is target and not losses and result == record:
             result = record  # the identity: the record itself, not a copy of it
         return Conversion(result, _in_order(losses), written.derived)
-    returned = source.read(source.write(back).record)
+    returned = source.write_and_read(back)[1]
     differing = [name for name in unheld if getattr(returned, name) != getattr(run, name)]
     if differing:
         kept, uncarried = _carried(target, result, source.name, run, differing, back)

@@ -269,6 +269,15 @@ class Format(Generic[M]):
         record: M = table.write(run, Writing(run, run, derived))
         return Written(record, tuple(derived))
 
+    def write_and_read(self, run: Run) -> tuple[Written[M], Run]:
+        """The record for a run, and the run as this format reads that record: what the proof
+        of a conversion takes (the trip through the target, and back through the source). A
+        format may know the second faster than by reading the record it has just made (ATIF
+        reads each turn from the JSON it composed, not from a dump of the turn validated from
+        it); it must be the run ``read`` gives."""
+        written = self.write(run)
+        return written, self.read(written.record)
+
     def pointer(self, field: str) -> str:
         """JSON pointer, in this format's documents, of the value behind a canonical field."""
         return self.pointers.get(field, "/" + field)

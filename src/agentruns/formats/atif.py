@@ -27,6 +27,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable
+from contextvars import ContextVar
 from dataclasses import replace
 from datetime import datetime
 from functools import cache, lru_cache
@@ -34,7 +35,7 @@ from typing import Any, ClassVar, Final, TypeVar
 
 from pydantic import MISSING, JsonValue, TypeAdapter, ValidationError
 
-from agentruns._results import Derived
+from agentruns._results import Derived, Written
 from agentruns.canonical import Run, RunStep
 from agentruns.crosswalk import Crosswalk, Writing, kept, required
 from agentruns.derivations import Derivation
@@ -246,9 +247,30 @@ def _read_turn(doc: dict[str, JsonValue]) -> list[RunStep]:
     ]
 
 
+_COMPOSED: ContextVar[dict[int, tuple[AtifStep, dict[str, JsonValue]]] | None] = ContextVar(
+    "_COMPOSED", default=None
+)
+"""While ``AtifFormat.write_and_read`` runs: each turn written (by id) with the JSON it was
+validated from, which reading the record takes instead of a dump of the turn. The JSON is the
+dump's: every optional field of ATIF's models defaults to absent (nothing is added), and the
+models change no value they accept but to an equal one (an integer written 5.0 is 5):
+``tests/test_atif_turns.py`` reads every generated run both ways."""
+
+
 def _read_steps(steps: list[AtifStep]) -> tuple[RunStep, ...]:
-    # the turns as JSON in one call into pydantic-core (not one dump per turn)
-    docs: list[dict[str, JsonValue]] = _turns_adapter().dump_python(steps, mode="json")
+    composed = _COMPOSED.get()
+    docs: list[dict[str, JsonValue]] | None = None
+    if composed:
+        docs = []
+        for step in steps:
+            known = composed.get(id(step))
+            if known is None or known[0] is not step:
+                docs = None
+                break
+            docs.append(dict(known[1]))  # (``_read_turn`` takes its step_id out)
+    if docs is None:
+        # the turns as JSON in one call into pydantic-core (not one dump per turn)
+        docs = _turns_adapter().dump_python(steps, mode="json")
     return tuple(part for doc in docs for part in _read_turn(doc))
 
 
@@ -508,11 +530,15 @@ def _write_steps(steps: tuple[RunStep, ...] | MISSING, writing: Writing[Run]) ->
     docs = [{"step_id": number, **_compose(turn, refs)} for number, turn in enumerate(turns, 1)]
     budget = _ecma.open_budget()  # one pattern budget for the turns, as for a record
     try:  # every turn at once: one call into pydantic-core
-        return _turns_adapter().validate_python(docs)
+        written = _turns_adapter().validate_python(docs)
     except ValidationError:  # a field kept from elsewhere that ATIF refuses: turn by turn
         return [_valid_turn(doc, number) for number, doc in enumerate(docs, 1)]
     finally:
         _ecma.close_budget(budget)
+    composed = _COMPOSED.get()
+    if composed is not None:  # (each turn as it was validated: see ``_COMPOSED``)
+        composed.update((id(turn), (turn, doc)) for turn, doc in zip(written, docs, strict=True))
+    return written
 
 
 @cache
@@ -777,6 +803,14 @@ class AtifFormat(Format[AtifTrajectory]):
 
     def read(self, record: AtifTrajectory) -> Run:
         return _read_trajectory(record)
+
+    def write_and_read(self, run: Run) -> tuple[Written[AtifTrajectory], Run]:
+        token = _COMPOSED.set({})
+        try:
+            written = self.write(run)
+            return written, self.read(written.record)
+        finally:
+            _COMPOSED.reset(token)
 
     carry_place = InObject[AtifTrajectory]("extra")
 
