@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import json
 from dataclasses import fields, is_dataclass, replace
+from typing import Any
 
+import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from pydantic import MISSING, BaseModel, JsonValue, ValidationError
@@ -297,3 +299,45 @@ def test_a_record_written_to_read_back_is_read_as_it_is_when_read_later() -> Non
     steps = atif.read(written.record).steps
     assert isinstance(steps, tuple)
     assert steps[0].message == "after"
+
+
+class _WithDefault(BaseModel):
+    kept: int = 0
+
+
+class _Turn(BaseModel):
+    inner: list[_WithDefault]
+
+
+def test_turns_are_read_from_their_json_only_while_their_models_add_no_default(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from agentruns.formats import atif
+
+    assert atif._adds_nothing(AtifStep)  # ATIF's models as generated today
+    assert not atif._adds_nothing(_Turn)  # a default one model down
+    adapter, dumps = atif._turns_adapter(), []
+
+    class Counted:
+        """The turns' adapter, counting the dumps it makes."""
+
+        def validate_python(self, value: Any) -> Any:
+            return adapter.validate_python(value)
+
+        def dump_python(self, value: Any, **options: Any) -> Any:
+            dumps.append(len(value))
+            return adapter.dump_python(value, **options)
+
+    monkeypatch.setattr(atif, "_turns_adapter", Counted)
+    doc: dict[str, JsonValue] = {
+        "schema_version": "ATIF-v1.8",
+        "agent": {"name": "a", "version": "1"},
+        "steps": [{"step_id": 1, "source": "agent", "message": "m"}],
+    }
+    run = format_named("atif").read(AtifTrajectory.model_validate(doc))
+    dumps.clear()
+    assert format_named("atif").write_and_read(run)[1] == run
+    assert dumps == []  # read from the JSON composed
+    monkeypatch.setattr(atif, "_adds_nothing", lambda: False)
+    assert format_named("atif").write_and_read(run)[1] == run
+    assert dumps == [1]  # a model that would add a field: the turn is dumped to be read

@@ -980,8 +980,8 @@ def _names_read(rule: object) -> frozenset[str] | None:
     ``anyOf``, ``oneOf``, ``not``, ``if``/``then``/``else``, and its ``type``); None when it
     may read it whole (``const``, ``enum``, a ``$ref``, ``additionalProperties``, any keyword
     not known to leave objects alone). A property it does not read cannot change its
-    verdict, and it tells an absent property by ``in``: so it may read a model's fields as
-    they are held, an absent one as absent."""
+    verdict, and its compiled code reads a property held as MISSING as absent: so it may read
+    a model's fields as they are held."""
     names: set[str] = set()
     pending = [rule]
     while pending:

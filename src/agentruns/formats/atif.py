@@ -33,7 +33,7 @@ from datetime import datetime
 from functools import cache, lru_cache
 from typing import Any, ClassVar, Final, TypeVar
 
-from pydantic import MISSING, JsonValue, TypeAdapter, ValidationError
+from pydantic import MISSING, BaseModel, JsonValue, TypeAdapter, ValidationError
 
 from agentruns._results import Derived, Written
 from agentruns.canonical import Run, RunStep
@@ -252,9 +252,24 @@ _COMPOSED: ContextVar[dict[int, tuple[AtifStep, dict[str, JsonValue]]] | None] =
 )
 """While ``AtifFormat.write_and_read`` runs: each turn written (by id) with the JSON it was
 validated from, which reading the record takes instead of a dump of the turn. The JSON is the
-dump's: every optional field of ATIF's models defaults to absent (nothing is added), and the
-models change no value they accept but to an equal one (an integer written 5.0 is 5):
-``tests/test_atif_turns.py`` reads every generated run both ways."""
+dump's where every optional field of a turn's models defaults to absent (``_adds_nothing``:
+nothing is added; else the turns are dumped) and the models change no value they accept but
+to an equal one (an integer written 5.0 is 5): ``tests/test_atif_turns.py`` reads every
+generated run both ways."""
+
+
+@cache
+def _adds_nothing(root: type[BaseModel] = AtifStep) -> bool:
+    """Whether validating a ``root`` adds no field its JSON lacks: no field of the models it
+    reaches has a default other than absent (a schema that gave one a default would make the
+    dump of a turn more than the JSON it was validated from)."""
+    from agentruns._coverage import reachable_models
+
+    return all(
+        info.is_required() or info.default is MISSING
+        for model in reachable_models(root)
+        for info in model.model_fields.values()
+    )
 
 
 def _read_steps(steps: list[AtifStep]) -> tuple[RunStep, ...]:
@@ -805,6 +820,8 @@ class AtifFormat(Format[AtifTrajectory]):
         return _read_trajectory(record)
 
     def write_and_read(self, run: Run) -> tuple[Written[AtifTrajectory], Run]:
+        if not _adds_nothing():
+            return super().write_and_read(run)
         token = _COMPOSED.set({})
         try:
             written = self.write(run)
