@@ -128,12 +128,57 @@ def test_a_cut_archive_costs_only_the_records_after_the_cut(
     assert "Traceback" not in result.output
 
 
-def test_a_file_that_is_not_what_its_extension_says_is_one_bad_record(tmp_path: Path) -> None:
-    fake = tmp_path / "runs.jsonl.gz"
+@pytest.mark.parametrize("kind", ["gz", "zst"])
+def test_a_file_that_is_not_what_its_extension_says_is_one_bad_record(
+    kind: str, tmp_path: Path
+) -> None:
+    fake = tmp_path / f"runs.jsonl.{kind}"
     fake.write_text(json.dumps(CORTEX) + "\n")
     result = invoke("validate", str(fake))
     assert result.exit_code == 1
-    assert "runs.jsonl.gz:1:1: /: compressed input broken here: " in result.stdout
+    assert f"runs.jsonl.{kind}:1:1: /: compressed input broken here: " in result.stdout
+
+
+@pytest.mark.parametrize("kind", ["gz", "zst"])
+def test_an_archive_of_the_other_codec_is_one_bad_record(
+    plain: Path, kind: str, tmp_path: Path
+) -> None:
+    other = "zst" if kind == "gz" else "gz"
+    packed = tmp_path / f"runs.jsonl.{kind}"
+    packed.write_bytes(compress(other, plain.read_bytes()))
+    for command in ("validate", "detect", "show", "stats"):
+        result = invoke(command, str(packed))
+        assert result.exit_code == 1, (command, result.output)
+        assert "compressed input broken here: not a valid" in result.output
+
+
+@pytest.mark.parametrize("kind", ["gz", "zst"])
+@given(
+    damage=st.lists(
+        st.tuples(st.floats(0, 1, exclude_max=True), st.binary(min_size=1, max_size=8)), max_size=4
+    )
+)
+@settings(
+    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+def test_a_damaged_archive_is_read_up_to_the_damage_and_never_fails_the_command(
+    plain: Path, kind: str, damage: list[tuple[float, bytes]]
+) -> None:
+    """Bytes overwritten anywhere in an archive (its header, its blocks, its checksum): the
+    records decompressed before the codec notices are read, the rest is one bad record, and
+    no command meets a codec's own error (an exit 70)."""
+    data = bytearray(compress(kind, plain.read_bytes()))
+    for where, patch in damage:
+        at = int(where * len(data))
+        data[at : at + len(patch)] = patch
+    packed = plain.with_name(f"damaged.jsonl.{kind}")
+    packed.write_bytes(bytes(data))
+    raws = list(read_raw(str(packed)))  # raises nothing
+    broken = [raw for raw in raws if raw.error and "compressed input broken" in raw.error]
+    assert broken in ([], raws[-1:])  # at most one, and the last
+    for command in ("validate", "stats"):
+        result = invoke(command, str(packed))
+        assert result.exit_code in (0, 1), (command, result.output)
 
 
 def test_without_zstandard_a_zst_file_says_how_to_get_it(plain: Path, tmp_path: Path) -> None:

@@ -4,7 +4,8 @@ streams in constant memory.
 gzip is in the standard library; zstd needs the ``zstandard`` package (the ``zstd`` extra),
 imported only when a ``.zst`` file is met. A compressed stream that ends before its
 end-of-stream marker (a cut download, a full disk while archiving) raises ``EOFError`` at
-the cut, after every whole line before it was read.
+the cut, after every whole line before it was read; one that is not what its extension says,
+or whose bytes were damaged, raises ``BrokenStream`` where the codec notices.
 """
 
 from __future__ import annotations
@@ -27,6 +28,13 @@ ZSTD_MISSING = "zstd files need the zstandard package: pip install 'agentruns[zs
 
 class MissingCodec(MissingDependency):
     """The codec a file's extension asks for is not installed."""
+
+
+class BrokenStream(ValueError):
+    """The compressed bytes cannot be decompressed (damaged, or not of the codec the file's
+    extension names). One class for every codec: the readers catch ``ValueError`` and report
+    the record that meets it; a codec's own error class (zlib's, zstandard's, which is no
+    ``ValueError``) never reaches them."""
 
 
 def compression_of(path: str) -> Compression | None:
@@ -73,9 +81,15 @@ class _FrameReader(io.RawIOBase):
     reader above applies ``--max-record-size`` to what comes out."""
 
     def __init__(
-        self, source: IO[bytes], start: Callable[[], _Decompressor], name: str, step: int
+        self,
+        source: IO[bytes],
+        start: Callable[[], _Decompressor],
+        name: str,
+        step: int,
+        broken: tuple[type[Exception], ...],
     ) -> None:
         self._source = source
+        self._broken = broken  # what the codec raises for bytes it cannot decompress
         self._start = start
         self._name = name
         self._step = step
@@ -114,7 +128,10 @@ class _FrameReader(io.RawIOBase):
             self._consumed = min(end, len(self._input))
             while chunk:
                 self._inside = True
-                piece = self._decompressor.decompress(chunk)
+                try:
+                    piece = self._decompressor.decompress(chunk)
+                except self._broken as error:
+                    raise BrokenStream(f"not a valid {self._name} stream: {error}") from None
                 pieces.append(piece)
                 size += len(piece)
                 if not self._decompressor.eof:
@@ -142,14 +159,16 @@ def _gzip_member() -> _Decompressor:
 def reader(kind: Compression, source: IO[bytes], buffer: int) -> IO[bytes]:
     """A buffered, line-readable stream of the decompressed bytes of ``source``."""
     if kind == "gzip":
-        return io.BufferedReader(_FrameReader(source, _gzip_member, "gzip", _GZIP_STEP), buffer)
+        frames = _FrameReader(source, _gzip_member, "gzip", _GZIP_STEP, (zlib.error,))
+        return io.BufferedReader(frames, buffer)
     zstd = _zstandard()
 
     def frame() -> _Decompressor:
         started: _Decompressor = zstd.ZstdDecompressor().decompressobj()
         return started
 
-    return io.BufferedReader(_FrameReader(source, frame, "zstd", _ZSTD_STEP), buffer)
+    frames = _FrameReader(source, frame, "zstd", _ZSTD_STEP, (zstd.ZstdError,))
+    return io.BufferedReader(frames, buffer)
 
 
 class Compressor:
