@@ -691,7 +691,8 @@ def _losses(
     value = getattr(run, name)
     if value is MISSING:
         return [Loss(where, f"{target.name} cannot say that {name} is absent")]
-    own = next((d for d in derived if d.pointer == target.pointer(name)), None)
+    there = target.pointer(name)  # (once: a record may lose dozens of fields to one target)
+    own = next((d for d in derived if d.pointer == there), None)
     if own is not None and name not in _EXTRAS and name != "steps":
         # the target writes its own value there (portable's total, as eval-magic counts it)
         return [Loss(where, f"{target.name} writes its own {name} in its place: {own.reason}")]
