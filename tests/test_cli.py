@@ -13,6 +13,8 @@ from pathlib import Path
 import click
 import pytest
 from click.testing import CliRunner, Result
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from pydantic import BaseModel
 
 from agentruns.cli import main, run
@@ -367,6 +369,32 @@ def test_an_empty_file_is_an_error_for_json_and_zero_records_for_jsonl(tmp_path:
     result = invoke("validate", str(empty_jsonl))
     assert result.exit_code == 0
     assert "0 records" in result.stderr
+
+
+@given(
+    blank=st.lists(st.sampled_from(["", " ", "\t", "\r", "  \t "]), max_size=6).map(
+        lambda lines: "".join(f"{line}\n" for line in lines)
+    ),
+    bom=st.booleans(),
+)
+@settings(max_examples=25, deadline=None)
+def test_standard_input_of_blank_lines_or_nothing_is_zero_records(blank: str, bom: bool) -> None:
+    """What a pipe gives when the command before it found nothing (``grep ... | agentruns
+    validate -``): no record, as an empty .jsonl file, not an empty document."""
+    given_in = ("\ufeff" if bom else "") + blank
+    for command in (["validate", "-"], ["detect", "-"], ["convert", "--to", "atif", "-"]):
+        result = invoke(*command, stdin=given_in)
+        assert result.exit_code == 0, (command, result.output)
+        assert "empty document" not in result.output
+    stats = invoke("stats", "--output-format", "json", "-", stdin=given_in)
+    assert json.loads(stats.stdout)["runs"] == 0
+
+
+def test_standard_input_that_is_one_document_over_lines_is_still_one_document() -> None:
+    spread = json.dumps(json.loads(CORTEX), indent=2)
+    result = invoke("validate", "-", stdin="\n\n" + spread)
+    assert result.exit_code == 0
+    assert "1 record: 1 valid" in result.stderr
 
 
 def test_a_directory_or_missing_file_as_input_is_reported(tmp_path: Path) -> None:

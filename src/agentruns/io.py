@@ -306,7 +306,9 @@ def _sniffed(stream: IO[bytes], max_size: int) -> tuple[_Prefixed, Layout]:
     """Standard input's layout, from what it holds: JSON Lines when its first line that is
     not blank is a JSON document by itself (``agentruns import ... | agentruns stats -``),
     else one JSON document (spread over lines, or a single line: the same either way). The
-    lines read to decide are read again by the reader."""
+    lines read to decide are read again by the reader. A stream that ends with nothing but
+    blank lines is JSON Lines of no record (``grep ... | agentruns validate -`` that matched
+    nothing reads 0 records, as an empty ``.jsonl`` file does), not an empty document."""
     limit = max_size + len(_BOM) + 2
     head = b""
     while line := stream.readline(limit):
@@ -323,6 +325,8 @@ def _sniffed(stream: IO[bytes], max_size: int) -> tuple[_Prefixed, Layout]:
         except (ValueError, RecursionError):
             break
         return _Prefixed(head, stream), "jsonl"
+    else:
+        return _Prefixed(head, stream), "jsonl"  # the end, and no line held anything
     return _Prefixed(head, stream), "json"
 
 
