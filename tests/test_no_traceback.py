@@ -253,3 +253,49 @@ def test_no_command_fails_on_hostile_records_but_by_its_exit_code(tmp_path: Path
                 assert result.exit_code in (0, 1), result.output[-500:]
 
     check()
+
+
+_NOTHING = {
+    "an empty JSONL file": lambda folder: _made(folder / "empty.jsonl", b""),
+    "an empty JSON file": lambda folder: _made(folder / "empty.json", b""),
+    "an empty folder": lambda folder: _folder(folder / "nothing"),
+    "a file of blank lines": lambda folder: _made(folder / "blank.jsonl", b"\n \n\t\n"),
+    "a file of a bare number": lambda folder: _made(folder / "number.jsonl", b"1\n"),
+}
+
+
+def _made(path: Path, data: bytes) -> str:
+    path.write_bytes(data)
+    return str(path)
+
+
+def _folder(path: Path) -> str:
+    path.mkdir()
+    return str(path)
+
+
+_COMMANDS = {
+    "validate": ["validate"],
+    "detect": ["detect"],
+    "show": ["show"],
+    "stats": ["stats"],
+    "convert": ["convert", "--to", "atif", "-o", "{out}/converted.jsonl"],
+    "export": ["export", "--to", "otlp", "-o", "{out}/traces.json"],
+    "import": ["import", "--to", "atif", "-o", "{out}/imported.jsonl"],
+}
+
+
+@pytest.mark.parametrize("command", sorted(_COMMANDS))
+@pytest.mark.parametrize("nothing", sorted(_NOTHING))
+def test_no_command_fails_in_silence(command: str, nothing: str, tmp_path: Path) -> None:
+    """An exit 1 (invalid or unreadable input) always says why: a run of a command that
+    found nothing to work on prints what it found (``show`` of an empty file exited 1 with
+    no word)."""
+    out = tmp_path / "out"
+    out.mkdir()
+    given_path = _NOTHING[nothing](tmp_path)
+    args = [part.format(out=out) for part in _COMMANDS[command]]
+    result = agentruns(*args, given_path)
+    assert result.returncode in (0, 1), result.stderr
+    if result.returncode == 1:
+        assert (result.stderr + result.stdout).strip(), f"{command} on {nothing}: exit 1, no word"

@@ -91,6 +91,8 @@ def show_command(file: str, fmt: str, wanted: str | None) -> None:
         sys.exit(EXIT_INVALID)
     if wanted is not None and not shown and not invalid:
         _err(printable(f"{file}: no run {wanted} (a run id, a session id, or a position from 1)"))
+    elif not shown and not invalid:  # (exit 1 says there was nothing to show: so does this)
+        _err(printable(f"{file}: no run to show (it holds no record and no session)"))
     sys.exit(EXIT_INVALID if invalid or not shown else EXIT_OK)
 
 
