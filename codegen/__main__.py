@@ -15,7 +15,7 @@ from pathlib import Path
 from codegen._documents import folder_loader
 from codegen._files import Stopped, atomic_write, stoppable
 from codegen._json import dump_json, load_json
-from codegen._names import pascal
+from codegen._names import class_name_from, pascal
 from codegen.diagnostics import CodegenError, Diagnostic
 from codegen.driver import ModelSource, sha256_of
 from codegen.manifest import MANIFEST_NAME, manifest_with_hashes, read_manifest
@@ -104,12 +104,13 @@ def _translate(args: argparse.Namespace) -> int:
 
 def _class_name_for(path: Path, document: object) -> str:
     """A JSON Structure document names its root type (``name``); otherwise the file does. A
-    name the generated module uses itself (``uri.json``: ``Uri``) gets ``Model`` after it."""
-    name = pascal(path.name.split(".")[0]) or "Model"
+    name the generated module uses itself (``uri.json``: ``Uri``) gets ``Model`` after it; one
+    that is no class name by itself (``2020-12.json``) gets ``Model`` before it."""
+    name = class_name_from(path.name.split(".")[0])
     if isinstance(document, dict) and is_json_structure(document):
         stated = document.get("name")
         if isinstance(stated, str) and pascal(stated):
-            name = pascal(stated)
+            name = class_name_from(stated)
     return f"{name}Model" if reserved_name(name) else name
 
 

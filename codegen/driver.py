@@ -107,9 +107,8 @@ def generate_models(
         try:
             output = _generate(schema, class_name, source)
         except GeneratorError as error:
-            raise CodegenError(
-                [Diagnostic(source.schema_path, "", f"datamodel-code-generator: {error}")]
-            ) from None
+            said = f"datamodel-code-generator: {error}"  # it made no module: an error
+            raise CodegenError([Diagnostic(source.schema_path, "", said, Severity.ERROR)]) from None
     if not isinstance(output, str):
         raise TypeError("datamodel-code-generator returned several modules for one schema")
     as_written = bool((refs or {}).get(INTEGERS_AS_WRITTEN))

@@ -26,6 +26,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from codegen._json import Json, JsonObject
+from codegen._names import is_class_name
 from codegen.diagnostics import Diagnostic, DiagnosticSink
 from codegen.schema_passes.boolean_schemas import boolean_schemas
 from codegen.schema_passes.conditionals import split_conditionals
@@ -138,6 +139,13 @@ def normalize(
     definition and renamed the root, or dropped the root); a class name spelled like the build
     step's own types or the module's imports is refused."""
     sink = DiagnosticSink(source)
+    if class_name is not None and not is_class_name(class_name):
+        sink.error(
+            "",
+            f"class name {class_name!r} is not a Python class name (a letter or _ first, then "
+            "letters, digits and _; no keyword); choose another",
+        )
+        sink.raise_if(strict=strict)
     if class_name is not None and reserved_name(class_name):
         sink.error(
             "",

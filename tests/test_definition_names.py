@@ -291,3 +291,69 @@ def test_definitions_inside_definitions_are_named_and_referenced_whatever_their_
         for key in ("definitions", "$defs"):
             names = node.get(key)
             assert not isinstance(names, dict) or all(map(_SAFE.fullmatch, names)), names
+
+
+@PROPERTY_SETTINGS
+@given(stem=st.text(min_size=0, max_size=24))
+def test_any_file_name_gives_a_class_name_the_generator_takes(stem: str) -> None:
+    """Real schema files are named ``2020-12.json``, ``9f86e47a59b89462.json`` or
+    ``none.json``: the name made of the file is always one the generator takes (it refused a
+    name starting with a digit, and the build failed with a warning)."""
+    from codegen.__main__ import _class_name_for
+    from codegen._names import is_class_name
+
+    name = _class_name_for(Path(f"{stem}.json"), {"$schema": D7})
+    assert is_class_name(name)
+    assert name.isidentifier()
+
+
+@pytest.mark.parametrize(
+    ("file", "expected"),
+    [("2020-12.json", "Model202012"), ("none.json", "ModelNone"), ("9f86e4.json", "Model9f86e4")],
+)
+def test_a_schema_file_whose_name_is_no_class_name_gets_one(
+    file: str, expected: str, tmp_path: Path
+) -> None:
+    from codegen.__main__ import main
+
+    schema = tmp_path / file
+    stated = {"$schema": D7, "type": "object", "properties": {"a": {"type": "string"}}}
+    schema.write_text(json.dumps(stated), encoding="utf-8")
+    out = tmp_path / "made.py"
+    assert main(["model", str(schema), "--out", str(out)]) == 0
+    assert f"class {expected}(JsonModel):" in out.read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("name", ["9x", "None", "class", "a-b", "two words"])
+def test_a_class_name_that_is_no_python_name_is_refused_as_an_error(name: str) -> None:
+    from codegen.diagnostics import CodegenError, Severity
+    from codegen.driver import ModelSource
+    from codegen.pipeline import model_source
+
+    schema: dict[str, Any] = {"$schema": D7, "type": "object"}
+    with pytest.raises(CodegenError, match="is not a Python class name") as raised:
+        model_source(schema, class_name=name, source=ModelSource("t", "-"), strict=False)
+    assert [d.severity for d in raised.value.diagnostics] == [Severity.ERROR]
+
+
+def test_a_schema_the_generator_fails_on_is_refused_with_an_error(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The generator made no module: the build says so as an error, not a warning (a failed
+    build printed only warnings)."""
+    from datamodel_code_generator import Error as GeneratorError
+
+    from codegen import driver
+    from codegen.diagnostics import CodegenError, Severity
+
+    def failing(*_: object) -> object:
+        raise GeneratorError("cannot")
+
+    monkeypatch.setattr(driver, "_generate", failing)
+    with pytest.raises(CodegenError) as raised:
+        driver.generate_models(
+            {"$schema": D7, "type": "object"},
+            class_name="Made",
+            source=driver.ModelSource("t", "-"),
+        )
+    assert [d.severity for d in raised.value.diagnostics] == [Severity.ERROR]
