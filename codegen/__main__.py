@@ -20,7 +20,14 @@ from codegen.diagnostics import CodegenError, Diagnostic
 from codegen.driver import ModelSource, sha256_of
 from codegen.manifest import MANIFEST_NAME, manifest_with_hashes, read_manifest
 from codegen.normalize import reserved_name
-from codegen.pipeline import json_schema_for, model_source, render, stale_diff, write
+from codegen.pipeline import (
+    DIALECTS,
+    json_schema_for,
+    model_source,
+    render,
+    stale_diff,
+    write,
+)
 from codegen.structure import is_json_structure
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -67,7 +74,11 @@ def _model(args: argparse.Namespace) -> int:
     path: Path = args.schema
     document = load_json(path)
     schema, diagnostics = json_schema_for(
-        document, source=str(path), strict=args.strict, imports=folder_loader(path.parent)
+        document,
+        source=str(path),
+        strict=args.strict,
+        imports=folder_loader(path.parent),
+        dialect=args.dialect,
     )
     class_name = args.class_name or _class_name_for(path, document)
     code, more = model_source(
@@ -172,6 +183,12 @@ def build_parser() -> argparse.ArgumentParser:
     model.add_argument("schema", type=Path)
     model.add_argument("--out", type=Path, required=True, help="the Python module to write")
     model.add_argument("--class-name", help="name of the root model (default: from the file name)")
+    model.add_argument(
+        "--dialect",
+        choices=sorted(DIALECTS),
+        help="read the schema as this JSON Schema draft, whatever its $schema names (a dialect "
+        "built on the draft, such as CloudFormation's resource schemas on draft-07)",
+    )
     common(model, tree=False)
     model.set_defaults(run=_model)
 

@@ -26,7 +26,7 @@ from codegen.driver import (
 )
 from codegen.manifest import SchemaEntry, read_manifest
 from codegen.normalize import ROOT_RULE, normalize
-from codegen.schema_passes.older_drafts import DRAFT_04, DRAFT_06, as_draft_07
+from codegen.schema_passes.older_drafts import DRAFT_04, DRAFT_06, DRAFT_07, as_draft_07
 from codegen.structure import is_json_structure, translate
 from codegen.structure_imports import expand_imports, uses_imports
 
@@ -40,6 +40,17 @@ _JSON_SCHEMA_DIALECTS = (
     "https://json-schema.org/draft/2019-09/schema",
 )
 
+DIALECTS: dict[str, str] = {
+    "draft-04": f"{DRAFT_04[0]}#",
+    "draft-06": f"{DRAFT_06[0]}#",
+    "draft-07": DRAFT_07,
+    "2019-09": "https://json-schema.org/draft/2019-09/schema",
+    "2020-12": "https://json-schema.org/draft/2020-12/schema",
+}
+"""The JSON Schema dialects a schema may be read as (``model --dialect``), by name: a schema
+whose ``$schema`` names a dialect of its own built on one of them (CloudFormation's resource
+schemas: draft-07 and annotations) is read as the one its user names, never guessed."""
+
 
 @dataclass
 class Rendered:
@@ -51,14 +62,31 @@ class Rendered:
 
 
 def json_schema_for(
-    document: Json, *, source: str, strict: bool, imports: Loader | None = None
+    document: Json,
+    *,
+    source: str,
+    strict: bool,
+    imports: Loader | None = None,
+    dialect: str | None = None,
 ) -> tuple[JsonObject, list[Diagnostic]]:
     """The JSON Schema for a source document: translated if JSON Structure, as is otherwise.
 
     ``imports`` finds the documents a schema names beside itself (``folder_loader`` of its
     folder): a JSON Structure ``$import``, a JSON Schema ``$ref`` to another file. Without
-    it, an import is refused and a reference to another file is remote.
+    it, an import is refused and a reference to another file is remote. ``dialect`` (a name
+    of ``DIALECTS``): the JSON Schema draft to read the document as, whatever its ``$schema``
+    says (a dialect of its own built on that draft, which the build step cannot know).
     """
+    if dialect is not None:
+        if dialect not in DIALECTS:
+            known = ", ".join(DIALECTS)
+            raise CodegenError(
+                [Diagnostic(source, "", f"no dialect {dialect!r} (known: {known})", Severity.ERROR)]
+            )
+        if not isinstance(document, dict) or is_json_structure(document):
+            none = "--dialect reads a JSON Schema object as a draft; this document is none"
+            raise CodegenError([Diagnostic(source, "", none, Severity.ERROR)])
+        document = {**document, "$schema": DIALECTS[dialect]}
     deep = too_deep(document)
     if deep is not None:
         raise CodegenError(
@@ -85,12 +113,16 @@ def json_schema_for(
         document = {} if document else {"not": {}}  # the schemas every / no value satisfies
     if not isinstance(document, dict):
         raise CodegenError([Diagnostic(source, "", "a schema must be a JSON object or boolean")])
-    dialect = document.get("$schema")
-    if dialect is not None and (
-        not isinstance(dialect, str) or not dialect.rstrip("#").startswith(_JSON_SCHEMA_DIALECTS)
+    stated = document.get("$schema")
+    if stated is not None and (
+        not isinstance(stated, str) or not stated.rstrip("#").startswith(_JSON_SCHEMA_DIALECTS)
     ):
         sink = DiagnosticSink(source)
-        sink.error("/$schema", f"unsupported schema language {dialect!r}")
+        sink.error(
+            "/$schema",
+            f"unsupported schema language {stated!r} (a dialect built on a JSON Schema draft "
+            "is read as that draft when it is named: --dialect draft-07, say)",
+        )
         sink.raise_if(strict=True)
     document = as_draft_07(document)
     if imports is not None and names_other_files(document):
