@@ -11,16 +11,15 @@ import json
 from pathlib import Path
 from typing import Any
 
-import jsonschema
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from pydantic import TypeAdapter, ValidationError
 
 from codegen.diagnostics import CodegenError
 from codegen.pipeline import DIALECTS, json_schema_for
 from tests._settings import PROPERTY_SETTINGS
-from tests.test_random_schemas import _model, json_values
+from tests.test_definition_names import _agree_any
+from tests.test_random_schemas import json_values
 
 CLOUDFORMATION = (
     "https://schema.cloudformation.us-east-1.amazonaws.com/provider.definition.schema.v1.json"
@@ -122,17 +121,8 @@ _DOCUMENTS = st.one_of(
 def test_a_schema_read_as_draft_07_judges_as_draft_07_does(
     tmp_path_factory: Any, documents: list[Any]
 ) -> None:
-    schema = _read(RESOURCE, "draft-07")
     # (the root has no type of its own: a JSON value the whole schema judges, an alias)
-    adapter: TypeAdapter[Any] = TypeAdapter(_model(schema, tmp_path_factory.mktemp("dialect")))
-    oracle = jsonschema.Draft7Validator({**RESOURCE, "$schema": DIALECTS["draft-07"]})
-    for document in documents:
-        try:
-            adapter.validate_json(json.dumps(document))
-            got = True
-        except ValidationError:
-            got = False
-        assert got == oracle.is_valid(document), document
+    _agree_any(_read(RESOURCE, "draft-07"), tmp_path_factory.mktemp("dialect"), documents)
 
 
 def test_the_model_command_takes_the_dialect(tmp_path: Path) -> None:
