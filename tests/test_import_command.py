@@ -232,6 +232,28 @@ def test_one_transcript_that_cannot_be_read_costs_only_its_own_run(tmp_path: Pat
     assert "1 written as agentrun, 1 rejected" in result.stderr
 
 
+@pytest.mark.parametrize(
+    ("name", "data", "said"),
+    [
+        ("notes.jsonl", b"\xff\xfe not text\n", "line 1: not a JSON event, skipped: invalid UTF-8"),
+        ("runs.jsonl.gz", b"not gzip at all\n", "compressed input broken here: not a valid gzip"),
+        ("runs.jsonl", b"[1, 2\n", "line 1: not a JSON document"),
+    ],
+)
+def test_a_file_no_harness_is_recognized_in_says_what_was_wrong_with_its_lines(
+    name: str, data: bytes, said: str, tmp_path: Path
+) -> None:
+    """Not only that no event told the harness: why (the first problem of its lines), before
+    the way out (--harness)."""
+    path = tmp_path / name
+    path.write_bytes(data)
+    result = invoke("import", str(path), "--to", "atif")
+    assert result.exit_code == 1
+    assert "no event of a known harness" in result.stderr
+    assert said in result.stderr
+    assert "--harness" in result.stderr
+
+
 def test_a_missing_file_or_a_folder_is_an_error_naming_it_not_a_traceback(tmp_path: Path) -> None:
     for given in (tmp_path / "missing.jsonl", tmp_path):
         for harness in ("auto", "codex"):

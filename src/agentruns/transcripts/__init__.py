@@ -224,8 +224,12 @@ def detect(path: str) -> HarnessName:
         for name in HARNESSES:
             if Path(path).name.endswith(_builtin(name).transcript.events_filename):
                 return name
+        # what was wrong with the lines, if anything was (a broken archive, lines of no JSON):
+        # the reason there was no event to tell, said before the way out
+        first = scratch.problems[0] if scratch.problems else None
+        found = f" (line {first.line}: {first.message})" if first is not None else ""
         raise TranscriptError(
-            f"{path}: no event of a known harness in its first {_SNIFF} lines; "
+            f"{path}: no event of a known harness in its first {_SNIFF} lines{found}; "
             "name the harness (--harness)"
         )
     return voted
