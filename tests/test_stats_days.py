@@ -192,3 +192,20 @@ def test_facts_come_back_from_their_json_as_they_were() -> None:
     facts.usage = [(2_000_000, 5)]
     facts.tools = [("Read", False)]
     assert RunFacts.from_json(json.loads(json.dumps(asdict(facts)))) == facts
+
+
+@PROPERTY_SETTINGS
+@given(since=st.dates(), until=st.dates())
+def test_a_range_that_ends_before_it_begins_is_a_usage_error(since: Any, until: Any) -> None:
+    """``--since`` after ``--until`` holds no day: said (exit 2), not answered with an empty
+    report; any other range is a report."""
+    result = CliRunner().invoke(
+        main,
+        ["stats", "--output-format", "json", "--since", str(since), "--until", str(until), "-"],
+        input="",
+    )
+    if since > until:
+        assert result.exit_code == 2
+        assert "is after --until" in result.output
+    else:
+        assert result.exit_code == 0, result.output

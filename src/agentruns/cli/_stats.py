@@ -90,6 +90,12 @@ def stats_command(
     """
     from agentruns.stats import RunFacts, RunStats, add_sessions, render, stats_document
 
+    if since is not None and until is not None and since > until:
+        # an empty range is no question anyone asks: said, not answered with nothing
+        raise click.BadParameter(
+            f"--since {since.date()} is after --until {until.date()}: no day is in that range",
+            param_hint="--since/--until",
+        )
     report = Reporter("text", max_errors, err=True)
     stats = RunStats(
         timezone=_zone(zone),
