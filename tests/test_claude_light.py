@@ -62,6 +62,13 @@ counts = st.one_of(
 )
 
 
+costs = st.one_of(
+    st.floats(0, 5, allow_nan=False),
+    st.integers(0, 3),
+    st.sampled_from([True, "0.5", None, HUGE, -1.5]),
+)
+
+
 @st.composite
 def blocks(draw: st.DrawFn) -> Json:
     kind = draw(st.sampled_from(["tool_use", "tool_result"] * 4 + ["text", "image", None, "odd"]))
@@ -157,6 +164,9 @@ def entries(draw: st.DrawFn, session: str = "s1", depth: int = 0) -> Json:
     entry["type"] = kind
     if kind in ("user", "assistant"):
         entry["message"] = draw(messages(kind) | st.just("no message"))
+    if kind == "assistant" and draw(st.integers(0, 2)) == 0:
+        # what older Claude Code recorded a response cost (the cost ccusage takes first)
+        entry["costUSD"] = draw(costs)
     if kind == "user" and draw(st.integers(0, 3)) == 0:
         entry["toolUseResult"] = {"agentId": draw(st.sampled_from(["a1", "a2"]))}
     if draw(st.integers(0, 5)) == 0:

@@ -8,12 +8,14 @@ import math
 import random
 from dataclasses import asdict
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from agentruns._prices import RECORDED
 from agentruns.cli import main
 from agentruns.stats import EXACT, MAX_KEYS, OTHER, RunFacts, RunStats, Sketch
 
@@ -94,24 +96,50 @@ def test_the_largest_runs_are_the_runs_with_most_tokens(runs: list[RunFacts], to
     assert [row["tokens"] for row in shown if isinstance(row, dict)] == counted[:top]
 
 
-def test_a_run_whose_tokens_no_call_accounts_for_has_no_known_cost(tmp_path: Path) -> None:
-    # a Claude Code print-mode stream states the run's usage only in its result event
-    stream = FIXTURES / "upstream" / "agent-logs" / "claude-stream-json"
-    found = sorted(stream.glob("*.ndjson"))
-    assert found
+def _stream_stats(stream: Path, tmp_path: Path) -> dict[str, Any]:
     done = CliRunner().invoke(
         main,
-        ["stats", "--no-cache", "--output-format", "json", str(found[0])],
+        ["stats", "--no-cache", "--output-format", "json", str(stream)],
         env={"AGENTRUNS_CACHE_DIR": str(tmp_path)},
     )
     assert done.exit_code == 0, done.output
     report = json.loads(done.stdout)
+    assert isinstance(report, dict)
+    return report
+
+
+def _print_mode_stream() -> Path:
+    # a Claude Code print-mode stream states the run's usage only in its result event
+    found = sorted((FIXTURES / "upstream" / "agent-logs" / "claude-stream-json").glob("*.ndjson"))
+    assert found
+    return found[0]
+
+
+def test_a_run_whose_tokens_no_call_accounts_for_has_no_known_cost(tmp_path: Path) -> None:
+    lines = [json.loads(line) for line in _print_mode_stream().read_text().splitlines()]
+    for line in lines:
+        line.pop("total_cost_usd", None)  # the stream states no cost
+    stream = tmp_path / "stream.ndjson"
+    stream.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    report = _stream_stats(stream, tmp_path)
     tokens = report["tokens"]["max"]
     assert tokens > 0
     (largest,) = report["largest_runs"]
     assert largest["usd"] is None
     unpriced = report["cost_usd"]["unpriced_tokens"]
     assert sum(row["tokens"] for row in unpriced) == tokens  # never counted as free
+
+
+def test_a_stream_that_states_its_cost_costs_what_it_states(tmp_path: Path) -> None:
+    """The agent's own count (the result's ``total_cost_usd``) before any price table's: its
+    tokens are then priced, though no call accounts for them."""
+    lines = [json.loads(line) for line in _print_mode_stream().read_text().splitlines()]
+    (stated,) = [line["total_cost_usd"] for line in lines if "total_cost_usd" in line]
+    report = _stream_stats(_print_mode_stream(), tmp_path)
+    (largest,) = report["largest_runs"]
+    assert largest["usd"] == pytest.approx(stated, abs=1e-6)
+    assert report["cost_usd"]["prices"] == RECORDED
+    assert report["cost_usd"]["unpriced_tokens"] == []
 
 
 @given(run=facts)

@@ -97,8 +97,17 @@ def test_a_folder_gives_what_importing_it_then_stats_gives(tmp_path: Path) -> No
     assert {k: v for k, v in direct.items() if k not in IN_OWN_TERMS} == {
         k: v for k, v in through.items() if k not in IN_OWN_TERMS
     }
-    unpriced = [{**run, "usd": None} for run in direct["largest_runs"]]
-    assert unpriced == through["largest_runs"]  # the same runs; only sessions are priced
+    without_cost = [{**run, "usd": None} for run in direct["largest_runs"]]
+    assert without_cost == [{**run, "usd": None} for run in through["largest_runs"]]
+    # a record is priced where its run states its cost (the sessions that recorded theirs),
+    # at the cost the folder gives the session
+    stated = [
+        (run["usd"], of["usd"])
+        for run, of in zip(through["largest_runs"], direct["largest_runs"], strict=True)
+        if run["usd"] is not None
+    ]
+    assert stated
+    assert all(usd == pytest.approx(session) for usd, session in stated)
     assert direct["most_failing_tools"]  # sessions hold failed calls; the folder sees them
     # a session's agent is the harness that kept it, as importing it states it
     agents = [entry["name"] for entry in direct["runs_per_agent"]]

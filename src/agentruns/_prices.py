@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from decimal import Decimal
 from functools import cache
+from math import isfinite
 from typing import TYPE_CHECKING, Any
 
 from agentruns._slots import USAGE_SLOT
@@ -28,6 +29,20 @@ Call = tuple[int | None, str | None, int, int, int, int, int]
 reads, the part of the cache writes kept for an hour), input counting the cache."""
 
 _KINDS = ("input_mtok", "output_mtok", "cache_read_mtok", "cache_write_mtok")
+
+
+RECORDED = "the agents' own records"
+"""Where a cost comes from when the run or the harness recorded it (a session's ``costUSD``,
+an OpenCode message's ``cost``, a record's ``cost_usd``): the cost as the agent counted it,
+taken before any price table's (as ccusage's default ``auto`` mode does)."""
+
+
+def recorded_usd(value: object) -> float | None:
+    """A cost as a harness or a record states it (a finite number of dollars), else None: a
+    bool, a string or an infinite number is no cost."""
+    if isinstance(value, int | float) and not isinstance(value, bool) and isfinite(value):
+        return float(value)
+    return None
 
 
 @dataclass

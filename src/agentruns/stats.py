@@ -209,7 +209,7 @@ class RunFacts:
             for one, spent_here in zip(runs, totals, strict=True):
                 named = one.model if isinstance(one.model, str) else run.model
                 models[named if isinstance(named, str) else "(none)"] += spent_here or 0
-        return cls(
+        facts = cls(
             format=fmt,
             status=derivations.status(run),
             agent=_agent(run),
@@ -224,6 +224,39 @@ class RunFacts:
             models=dict(models),
             run_id=run.run_id if isinstance(run.run_id, str) else None,
         )
+        facts._recorded_cost(run)
+        return facts
+
+    def _recorded_cost(self, run: Run) -> None:
+        """The cost the run states (``cost_usd``), and each subagent that states its own,
+        booked when each started, under its model: the cost as the agent counted it. A
+        subagent that states none is covered by the nearest run above it that does (a
+        session's total is the session's, its subagents' calls included); the tokens of a
+        run neither states nor covers are unpriced (unknown, never free). Nothing when no
+        run states a cost."""
+        from agentruns._prices import RECORDED, recorded_usd
+
+        cost: dict[tuple[int | None, str], float] = {}
+        unpriced: dict[str, int] = {}
+        pending: list[tuple[Run, bool]] = [(run, False)]
+        while pending:
+            one, covered = pending.pop()
+            named = one.model if isinstance(one.model, str) else run.model
+            model = named if isinstance(named, str) else "(none)"
+            usd = recorded_usd(one.cost_usd)
+            if usd is not None:
+                started = _epoch(one.started_at)
+                started = self.started if started is None else started
+                key = (None if started is None else int(started // USAGE_SLOT), model)
+                cost[key] = cost.get(key, 0.0) + usd
+            elif not covered and (spent := derivations.total_tokens(one)):
+                unpriced[model] = unpriced.get(model, 0) + spent
+            if isinstance(one.subagents, tuple):
+                pending.extend((child, covered or usd is not None) for child in one.subagents)
+        if cost:
+            self.prices, self.unpriced = RECORDED, unpriced
+            ordered = sorted(cost.items(), key=lambda item: (item[0][0] or 0, item[0][1]))
+            self.cost = [(slot, model, usd) for (slot, model), usd in ordered]
 
     def as_json(self) -> dict[str, object]:
         """The facts as a JSON object (tuples as lists, when dumped): a shallow view, not the
@@ -444,7 +477,7 @@ class RunStats:
             self.unpriced_runs += bool(facts.usage)
             return None
         self.priced_runs += 1
-        self.prices.add(facts.prices)
+        self.prices.update(facts.prices.split(", "))
         ranged = self.since is not None or self.until is not None
         spent = 0.0
         for slot, model, usd in facts.cost:
@@ -757,20 +790,61 @@ def _calls(facts: RunFacts, rounds: Sequence[Summary]) -> Iterator[tuple[str | N
 
 
 def _price(facts: RunFacts, rounds: Sequence[Summary]) -> None:
-    """The run's cost, call by call, where the price table is installed and knows the model;
-    a call with no time of its own is priced and booked when the run started."""
+    """The run's cost, call by call: what the harness recorded a call cost where it did (the
+    agent's own count, as ccusage's default mode takes it), else the price table's price,
+    where it is installed and knows the model; a call with no time of its own is priced and
+    booked when the run started."""
     from agentruns import _prices
+    from agentruns._prices import recorded_usd
 
+    facts.prices, facts.cost, facts.unpriced = None, [], {}  # the calls', not the run's total
     start = int(facts.started // USAGE_SLOT) if facts.started is not None else None
-    calls = []
+    calls: list[_prices.Call] = []
+    recorded: dict[tuple[int | None, str], float] = {}  # what the harness said calls cost
     called = 0  # tokens the calls account for
-    for _, (slot, model, read, written, *rest) in _calls(facts, rounds):
-        calls.append((start if slot is None else slot, model, read, written, *rest))
-        called += read + written
-    priced = _prices.price(calls)  # type: ignore[arg-type]
-    if priced is None:
+    pending = [(summary, facts.model, False) for summary in rounds]
+    stated_all = True  # whether every stream states its total cost (or is covered by one)
+    while pending:
+        summary, model, covered = pending.pop()
+        own = summary.calls_usage
+        # a stream that states its total and no call's cost: the total is its calls' cost
+        # (its subagents' too: Claude Code's total_cost_usd is the session's)
+        stated = (
+            None if any(call[7] is not None for call in own) else recorded_usd(summary.cost_usd)
+        )
+        if stated is None and not covered:
+            stated_all = False
+        if stated is not None:
+            placed = [call[0] for call in own if call[0] is not None]
+            place = (min(placed) if placed else start, summary.main_model or model or "(none)")
+            recorded[place] = recorded.get(place, 0.0) + stated
+        for slot, called_model, read, written, cache_written, cache_read, hour, usd in own:
+            at = start if slot is None else slot
+            called += read + written
+            if usd is not None:
+                place = (at, called_model or "(none)")
+                recorded[place] = recorded.get(place, 0.0) + usd
+            elif stated is None and not covered:
+                calls.append((at, called_model, read, written, cache_written, cache_read, hour))
+        pending.extend(
+            (child, child.main_model or facts.model, covered or stated is not None)
+            for child in summary.children
+        )
+    priced = _prices.price(calls)
+    # the table is a source when it priced a call (or when nothing else is: no call at all)
+    sources = [_prices.source()] if priced is not None and (calls or not recorded) else []
+    if recorded:
+        sources.append(_prices.RECORDED)
+    if not sources:
         return
-    facts.prices = _prices.source()
+    if priced is None:  # no table: the calls the harness put no cost on are unknown
+        priced = _prices.Priced()
+        for _, model, read, written, *_ in calls:
+            key = model or "(none)"
+            priced.unpriced[key] = priced.unpriced.get(key, 0) + read + written
+    for place, usd in recorded.items():
+        priced.cost[place] = priced.cost.get(place, 0.0) + usd
+    facts.prices = ", ".join(sorted(name for name in sources if name is not None))
     facts.cost = [
         (slot, model, usd)
         for (slot, model), usd in sorted(
@@ -778,10 +852,10 @@ def _price(facts: RunFacts, rounds: Sequence[Summary]) -> None:
         )
     ]
     facts.unpriced = priced.unpriced
-    # tokens no call accounts for (a stream that states only the run's total) have no price:
-    # unknown, never counted as free
+    # tokens no call accounts for (a stream that states only the run's total) have no price
+    # (unknown, never counted as free) unless every stream states what it cost
     unaccounted = (facts.tokens or 0) - called
-    if unaccounted > 0:
+    if unaccounted > 0 and not (recorded and stated_all):
         key = facts.model or "(none)"
         facts.unpriced[key] = facts.unpriced.get(key, 0) + unaccounted
 

@@ -31,11 +31,13 @@ from agentruns.transcripts._claude_session import (
     child_reading,
     gather,
     kind_of,
+    more_usd,
     note_agent,
     thread_of,
 )
 from agentruns.transcripts._stream import PEEK, JsonObject, opens_a_document, rfc3339
 from agentruns.transcripts._summary import Message, Summary
+from agentruns_generated._json import JsonValue
 
 __all__ = ["Unusual", "lines", "read"]
 
@@ -163,11 +165,13 @@ class _LightReading(Reading):
         if not isinstance(message, dict):
             return
         if kind == "assistant":
-            self._assistant(message, line, at)
+            self._assistant(message, line, at, value.get("costUSD"))
         elif kind == "user":
             self._user(message, line)
 
-    def _assistant(self, message: JsonObject, line: int, at: datetime | None) -> None:
+    def _assistant(
+        self, message: JsonObject, line: int, at: datetime | None, cost: JsonValue = None
+    ) -> None:
         summary = self.summary
         usage = message.get("usage")
         if isinstance(usage, dict):
@@ -196,6 +200,8 @@ class _LightReading(Reading):
                 n = ttl.get("ephemeral_1h_input_tokens")
                 if n.__class__ is int and n > counted.cache_creation_1h:
                     counted.cache_creation_1h = n
+            if cost is not None:
+                counted.cost = more_usd(counted.cost, cost)
         content = message.get("content", [])
         if isinstance(content, str):
             self._text(content, line, at)

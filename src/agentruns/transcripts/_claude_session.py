@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
+from agentruns._prices import recorded_usd
 from agentruns.transcripts._claude import (
     TextBlock,
     ToolResultBlock,
@@ -66,6 +67,9 @@ class Usage:
     cache_creation_1h: int = 0
     """The part of the cache writes kept for an hour (``cache_creation.ephemeral_1h_...``)."""
     cache_read: int = 0
+    cost: float | None = None
+    """What the session recorded the response cost (``costUSD``, written by Claude Code
+    before 1.0.9 or so): the cost as the agent counted it."""
 
 
 @dataclass
@@ -98,11 +102,13 @@ class Reading:
         kind = kind_of(value)
         message = value.get("message")
         if kind == "assistant" and isinstance(message, dict):
-            self._assistant(message, line, at)
+            self._assistant(message, line, at, value.get("costUSD"))
         elif kind == "user" and isinstance(message, dict):
             self._user(message, line)
 
-    def _assistant(self, message: JsonObject, line: int, at: datetime | None) -> None:
+    def _assistant(
+        self, message: JsonObject, line: int, at: datetime | None, cost: JsonValue = None
+    ) -> None:
         summary = self.summary
         model = message.get("model")
         ident = message.get("id")
@@ -122,6 +128,7 @@ class Reading:
             if isinstance(ttl, dict):
                 hour = _count(ttl, "ephemeral_1h_input_tokens")
                 counted.cache_creation_1h = max(counted.cache_creation_1h, hour)
+            counted.cost = more_usd(counted.cost, cost)
         content = message.get("content", [])
         if not isinstance(content, str | list):
             return
@@ -169,6 +176,7 @@ class Reading:
                 model=counted.model,
                 at=counted.at,
                 cache_creation_1h=counted.cache_creation_1h,
+                cost=counted.cost,
             )
         summary.final_text = self.texts[-1] if self.texts else None
         if summary.started_at is not None and summary.ended_at is not None:
@@ -179,6 +187,15 @@ class Reading:
                 summary.problem(
                     call.line, f"tool call {call.call_id!r} ({call.name}) has no result"
                 )
+
+
+def more_usd(counted: float | None, value: JsonValue) -> float | None:
+    """A response's recorded cost after one more of its lines (each repeats it: the largest,
+    as for its token counts)."""
+    usd = recorded_usd(value)
+    if usd is None:
+        return counted
+    return usd if counted is None else max(counted, usd)
 
 
 def _count(usage: dict[str, JsonValue], key: str) -> int:

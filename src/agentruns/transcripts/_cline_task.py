@@ -17,6 +17,7 @@ from pathlib import Path
 
 from pydantic import MISSING
 
+from agentruns._prices import recorded_usd
 from agentruns.errors import InputError
 from agentruns.transcripts._claude import (
     TextBlock,
@@ -184,14 +185,15 @@ def _request(text: str, summary: Summary) -> None:
     counts = {
         key: _int(info.get(key)) for key in ("tokensIn", "tokensOut", "cacheWrites", "cacheReads")
     }
+    cost = info.get("cost")
     if any(counts.values()):
         summary.add_usage(
             input=counts["tokensIn"] + counts["cacheWrites"] + counts["cacheReads"],
             output=counts["tokensOut"],
             cache_creation=counts["cacheWrites"],
             cache_read=counts["cacheReads"],
+            cost=recorded_usd(cost),
         )
-    cost = info.get("cost")
     if isinstance(cost, int | float) and not isinstance(cost, bool):
         summary.cost_usd = (summary.cost_usd or 0.0) + float(cost)
 

@@ -22,6 +22,7 @@ from pathlib import Path
 
 from pydantic import MISSING
 
+from agentruns._prices import recorded_usd
 from agentruns.errors import InputError
 from agentruns.io import MAX_RECORD_SIZE
 from agentruns.transcripts._stream import JsonObject, compact, epoch_ms, millis
@@ -307,6 +308,7 @@ def _message(
         return
     if role != "assistant":
         return
+    cost = message.get("cost")
     tokens = message.get("tokens")
     if isinstance(tokens, dict):
         cache = tokens.get("cache")
@@ -322,8 +324,8 @@ def _message(
             reasoning=reasoning,
             model=model if isinstance(model, str) else None,
             at=at,
+            cost=recorded_usd(cost),
         )
-    cost = message.get("cost")
     if isinstance(cost, int | float) and not isinstance(cost, bool):
         summary.cost_usd = (summary.cost_usd or 0.0) + float(cost)
     for part in parts:

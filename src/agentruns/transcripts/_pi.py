@@ -14,6 +14,7 @@ from datetime import datetime
 
 from pydantic import MISSING
 
+from agentruns._prices import recorded_usd
 from agentruns.transcripts._stream import JsonObject, compact, epoch_ms, events, millis
 from agentruns.transcripts._summary import Message, Summary, ToolCall
 from agentruns_generated._json import JsonValue
@@ -118,6 +119,7 @@ def _message(
                 cache_read=read_,
                 model=model if isinstance(model, str) else None,
                 at=at,
+                cost=recorded_usd(total),
             )
             if isinstance(total, int | float) and not isinstance(total, bool):
                 summary.cost_usd = (summary.cost_usd or 0.0) + float(total)

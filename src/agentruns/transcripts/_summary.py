@@ -88,9 +88,10 @@ Ending = Literal["completed", "failed", "cut"]
 harness's closing event (the capture was cut short)."""
 
 
-CallUsage: TypeAlias = tuple[int | None, str | None, int, int, int, int, int]
+CallUsage: TypeAlias = tuple[int | None, str | None, int, int, int, int, int, float | None]
 """One model call's usage: (quarter hour, model, input, output, cache writes, cache reads,
-the part of the cache writes kept an hour)."""
+the part of the cache writes kept an hour, what the harness recorded the call cost in USD or
+None)."""
 
 
 @dataclass(slots=True)
@@ -165,11 +166,14 @@ class Summary:
         model: str | None = None,
         at: datetime | None = None,
         cache_creation_1h: int = 0,
+        cost: float | None = None,
     ) -> None:
         """Count one model call's usage, in the one meaning: ``input`` every token read
         (cache included), ``output`` every token written (reasoning included); ``at``, when
         the call was made (where the stream says); ``cache_creation_1h``, the part of the
-        cache writes kept for an hour (Anthropic's, priced higher), where the stream says."""
+        cache writes kept for an hour (Anthropic's, priced higher), where the stream says;
+        ``cost``, what the harness recorded the call cost (USD), where it says: the cost as
+        the agent counts it, which ``stats`` takes before any price table's."""
         tokens = (input or 0) + (output or 0)
         slot = usage_slot(at)
         if slot is None:
@@ -185,6 +189,7 @@ class Summary:
                 cache_creation or 0,
                 cache_read or 0,
                 min(cache_creation_1h, cache_creation or 0),
+                cost,
             )
         )
         for name, value in (

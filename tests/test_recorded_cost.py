@@ -1,0 +1,234 @@
+"""The cost an agent recorded is the cost: a Claude Code line's ``costUSD``, an OpenCode
+message's ``cost``, a stream's stated total, a record's ``cost_usd`` are taken before any
+price table's (as ccusage's default mode takes them); what nothing states a cost for is
+priced by the table, or unknown, never free."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+from hypothesis import given
+from hypothesis import strategies as st
+from pydantic import MISSING
+
+from agentruns import _prices
+from agentruns._prices import RECORDED, recorded_usd
+from agentruns._slots import USAGE_SLOT
+from agentruns.canonical import Run
+from agentruns.cli import main
+from agentruns.stats import RunFacts
+from tests._settings import PROPERTY_SETTINGS
+
+SONNET = "claude-sonnet-4-20250514"
+START = datetime(2026, 3, 1, 10, tzinfo=UTC)
+
+
+def _stats(*args: str) -> dict[str, Any]:
+    result = CliRunner().invoke(
+        main, ["stats", "--output-format", "json", "-j", "1", "--no-cache", *args]
+    )
+    assert result.exit_code == 0, result.output
+    shown = json.loads(result.output)
+    assert isinstance(shown, dict)
+    return shown
+
+
+def _claude_line(number: int, tokens: int, cost: object = MISSING) -> dict[str, Any]:
+    line: dict[str, Any] = {
+        "type": "assistant",
+        "uuid": f"a-{number}",
+        "sessionId": "s-1",
+        "timestamp": (START + timedelta(minutes=number)).isoformat().replace("+00:00", "Z"),
+        "message": {
+            "id": f"m-{number}",
+            "role": "assistant",
+            "model": SONNET,
+            "content": [{"type": "text", "text": "ok"}],
+            "usage": {"input_tokens": tokens, "output_tokens": 0},
+        },
+    }
+    if cost is not MISSING:
+        line["costUSD"] = cost
+    return line
+
+
+def _claude_session(folder: Path, lines: list[dict[str, Any]]) -> Path:
+    (folder / "p").mkdir(parents=True)
+    path = folder / "p" / "s-1.jsonl"
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    return path
+
+
+def _table(tokens: int) -> float:
+    """What the price table says ``tokens`` of fresh input cost the model at START."""
+    priced = _prices.price([(int(START.timestamp()) // USAGE_SLOT, SONNET, tokens, 0, 0, 0, 0)])
+    assert priced is not None
+    return sum(priced.cost.values())
+
+
+def test_a_claude_lines_cost_usd_is_its_responses_cost(tmp_path: Path) -> None:
+    _claude_session(tmp_path, [_claude_line(0, 1_000, 0.5), _claude_line(1, 2_000)])
+    cost = _stats(str(tmp_path))["cost_usd"]
+    assert cost["total"] == pytest.approx(0.5 + _table(2_000))
+    assert cost["prices"] == f"{_prices.source()}, {RECORDED}"
+
+
+def test_a_response_over_several_lines_costs_what_it_recorded_once(tmp_path: Path) -> None:
+    # one response streamed over three lines, each repeating its id and its cost
+    lines = [{**_claude_line(0, 1_000, 0.25), "uuid": f"a-{n}"} for n in range(3)]
+    _claude_session(tmp_path, lines)
+    assert _stats(str(tmp_path))["cost_usd"]["total"] == pytest.approx(0.25)
+
+
+@pytest.mark.parametrize("cost", [True, "0.5", None, float("inf")])
+def test_a_cost_usd_that_is_no_finite_number_is_no_cost(tmp_path: Path, cost: object) -> None:
+    line = _claude_line(0, 1_000_000, cost)
+    text = json.dumps(line).replace("Infinity", "1e400")  # beyond a double, as JSON says it
+    (tmp_path / "p").mkdir()
+    (tmp_path / "p" / "s-1.jsonl").write_text(text + "\n")
+    cost_usd = _stats(str(tmp_path))["cost_usd"]
+    assert cost_usd["total"] == pytest.approx(_table(1_000_000))
+    assert cost_usd["prices"] == _prices.source()
+
+
+def test_without_the_price_table_recorded_costs_still_count(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(_prices, "source", lambda: None)
+    _claude_session(tmp_path, [_claude_line(0, 1_000, 0.5), _claude_line(1, 2_000)])
+    cost = _stats(str(tmp_path))["cost_usd"]
+    assert cost["total"] == pytest.approx(0.5)
+    assert cost["prices"] == RECORDED
+    # the response that recorded none is unknown, never free
+    assert cost["unpriced_tokens"] == [{"model": SONNET, "tokens": 2_000}]
+
+
+def _opencode(folder: Path) -> None:
+    """An OpenCode storage tree: a session and a subagent session, three priced messages
+    over two days."""
+    storage = folder / "storage"
+    sessions: dict[str, dict[str, Any]] = {
+        "ses_A": {"id": "ses_A", "projectID": "p", "title": "main"},
+        "ses_B": {"id": "ses_B", "projectID": "p", "title": "sub", "parentID": "ses_A"},
+    }
+    for ident, session in sessions.items():
+        created = 1_760_000_000_000
+        session["time"] = {"created": created, "updated": created + 100_000}
+        (storage / "session" / "p").mkdir(parents=True, exist_ok=True)
+        (storage / "session" / "p" / f"{ident}.json").write_text(json.dumps(session))
+    messages = [
+        ("ses_A", "msg_1", "user", 1_760_000_000_000, None, None),
+        ("ses_A", "msg_2", "assistant", 1_760_000_001_000, 0.05, (1200, 300, 50, 10000, 2000)),
+        ("ses_A", "msg_3", "assistant", 1_760_086_400_000, 0.02, (100, 30, 0, 12000, 0)),
+        ("ses_B", "msg_4", "assistant", 1_760_000_060_000, 0.01, (500, 70, 20, 0, 0)),
+    ]
+    for session_id, ident, role, created, cost, tokens in messages:
+        message: dict[str, Any] = {
+            "id": ident,
+            "sessionID": session_id,
+            "role": role,
+            "time": {"created": created},
+        }
+        if tokens is not None:
+            fresh, out, reasoning, read, write = tokens
+            message.update(
+                providerID="anthropic",
+                modelID="claude-sonnet-4-5",
+                cost=cost,
+                tokens={
+                    "input": fresh,
+                    "output": out,
+                    "reasoning": reasoning,
+                    "cache": {"read": read, "write": write},
+                },
+            )
+        place = storage / "message" / session_id
+        place.mkdir(parents=True, exist_ok=True)
+        (place / f"{ident}.json").write_text(json.dumps(message))
+
+
+def test_opencode_messages_cost_what_they_recorded_on_their_own_days(tmp_path: Path) -> None:
+    """The figures ccusage's OpenCode report gives the same tree: $0.06 and $0.02."""
+    _opencode(tmp_path)
+    cost = _stats("--timezone", "UTC", str(tmp_path))["cost_usd"]
+    assert cost["prices"] == RECORDED
+    assert cost["total"] == pytest.approx(0.08)
+    days = {entry["day"]: entry["usd"] for entry in cost["by_day"]}
+    assert days == {"2025-10-09": pytest.approx(0.06), "2025-10-10": pytest.approx(0.02)}
+
+
+def test_a_record_costs_what_it_states(tmp_path: Path) -> None:
+    run = {
+        "run_id": "r-1",
+        "agent_id": "a",
+        "goal": "g",
+        "status": "completed",
+        "started_at": "2026-03-01T10:00:00Z",
+        "metrics": {"cost_usd": 1.25, "input_tokens": 10, "output_tokens": 5},
+        "steps": [],
+    }
+    records = tmp_path / "runs.jsonl"
+    records.write_text(json.dumps(run) + "\n")
+    cost = _stats("--timezone", "UTC", str(records))["cost_usd"]
+    assert cost["total"] == pytest.approx(1.25)
+    assert cost["by_day"] == [{"day": "2026-03-01", "usd": 1.25}]
+    assert cost["prices"] == RECORDED
+
+
+@st.composite
+def run_trees(draw: st.DrawFn, depth: int = 0) -> Run:
+    """A run and its subagents, each stating a cost or not, with tokens or not."""
+    children: tuple[Run, ...] | Any = MISSING
+    if depth < 3 and draw(st.booleans()):
+        children = tuple(draw(st.lists(run_trees(depth + 1), max_size=3)))
+    tokens = draw(st.none() | st.integers(0, 10_000))
+    return Run(
+        run_id=f"r-{depth}",
+        model=draw(st.sampled_from(["m-1", "m-2", MISSING])),
+        cost_usd=draw(st.sampled_from([MISSING, MISSING, 0.0, 0.5, 2.25])),
+        input_tokens=MISSING if tokens is None else tokens,
+        output_tokens=MISSING if tokens is None else 1,
+        started_at=START + timedelta(days=depth),
+        subagents=children,
+    )
+
+
+def _oracle(run: Run) -> tuple[float, int]:
+    """The stated costs, and the tokens of the runs neither stating a cost nor below one
+    that does: walked recursively, apart from the stats' own walk."""
+
+    def walk(one: Run, covered: bool) -> tuple[float, int]:
+        stated = recorded_usd(one.cost_usd)
+        usd = stated or 0.0
+        unpriced = 0
+        if stated is None and not covered and isinstance(one.input_tokens, int):
+            unpriced = one.input_tokens + 1
+        for child in one.subagents if isinstance(one.subagents, tuple) else ():
+            more, unknown = walk(child, covered or stated is not None)
+            usd, unpriced = usd + more, unpriced + unknown
+        return usd, unpriced
+
+    return walk(run, False)
+
+
+@PROPERTY_SETTINGS
+@given(run=run_trees())
+def test_a_records_cost_is_what_its_runs_state_and_the_rest_unknown(run: Run) -> None:
+    facts = RunFacts.of(run, "agentrun")
+    usd, unpriced = _oracle(run)
+
+    def states(one: Run) -> bool:
+        below = one.subagents if isinstance(one.subagents, tuple) else ()
+        return recorded_usd(one.cost_usd) is not None or any(states(child) for child in below)
+
+    if not states(run):
+        assert (facts.prices, facts.cost, facts.unpriced) == (None, [], {})
+        return
+    assert facts.prices == RECORDED
+    assert sum(cost for _, _, cost in facts.cost) == pytest.approx(usd)
+    assert sum(facts.unpriced.values()) == unpriced
