@@ -52,6 +52,8 @@ class Priced:
 
     cost: dict[tuple[int | None, str], float] = field(default_factory=dict)
     unpriced: dict[str, int] = field(default_factory=dict)
+    each: list[float | None] = field(default_factory=list)
+    """Each call's cost, in the order given (None: no price found)."""
 
 
 @cache
@@ -100,6 +102,7 @@ def price(calls: Iterable[Call]) -> Priced | None:
         if table is None:
             key = model or "(none)"
             found.unpriced[key] = found.unpriced.get(key, 0) + read + written
+            found.each.append(None)
             continue
         assert model is not None
         # the call's price, at the rates of its input band
@@ -115,6 +118,7 @@ def price(calls: Iterable[Call]) -> Priced | None:
             + hour * hour_writes
         )
         found.cost[slot, model] = found.cost.get((slot, model), 0.0) + usd
+        found.each.append(usd)
     return found
 
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
 from datetime import datetime, tzinfo
 from typing import TYPE_CHECKING
 
@@ -146,6 +146,13 @@ def _bounded(counter: Counter[str], key: str, amount: int = 1) -> None:
         counter[OTHER] += amount
 
 
+KeyedCall = tuple[str, int | None, str | None, str, int, int, int, int, float | None, bool]
+"""A model call a harness identifies across files, as ``RunFacts`` counts it: (its identity,
+its quarter hour (None: booked when the run started), its model, the model its tokens are
+booked under, input, output, cache writes, cache reads, its cost (None: unpriced), whether a
+subagent made it)."""
+
+
 @dataclass
 class RunFacts:
     """The few facts of one run the statistics need (small: sent from worker processes)."""
@@ -181,6 +188,11 @@ class RunFacts:
     alike); empty: all of ``tokens`` is ``model``'s."""
     run_id: str | None = None
     """The run's id (a session file's session id), for the view of the largest runs."""
+    calls: list[KeyedCall] = field(default_factory=list)
+    """The model calls a session's harness identifies in any of its files (a resumed Claude
+    Code session copies the lines of the calls it resumes from), with what each counts for
+    in the facts above: ``RunStats`` counts each such call once, in the first run it meets
+    it in."""
 
     @classmethod
     def of(cls, run: Run, fmt: str) -> RunFacts:
@@ -280,10 +292,77 @@ class RunFacts:
             (None if slot is None else int(slot), str(model), float(usd))
             for slot, model, usd in cost
         ]
+        calls = value.get("calls", [])
+        if not isinstance(calls, list):
+            raise TypeError("calls is a list")
+        value["calls"] = [
+            (
+                str(key),
+                None if slot is None else int(slot),
+                None if model is None else str(model),
+                str(named),
+                *(int(n) for n in counts),
+                None if usd is None else float(usd),
+                bool(subagent),
+            )
+            for key, slot, model, named, *counts, usd, subagent in calls
+        ]
         return cls(**value)  # type: ignore[arg-type]
 
 
 _FACT_NAMES = tuple(f.name for f in fields(RunFacts))
+
+
+def _without(facts: RunFacts, calls: list[KeyedCall]) -> RunFacts:
+    """The facts less what ``calls`` (counted already, in another run) count for in them."""
+    start = int(facts.started // USAGE_SLOT) if facts.started is not None else None
+    kinds = dict(facts.kinds)
+    usage = dict(facts.usage)
+    models = dict(facts.models)
+    cost = {(slot, model): usd for slot, model, usd in facts.cost}
+    unpriced = dict(facts.unpriced)
+    tokens = subagents = 0
+    for _, slot, model, named, read, written, created, cached, usd, subagent in calls:
+        spent = read + written
+        tokens += spent
+        subagents += spent if subagent else 0
+        for kind, amount in (
+            ("input", read),
+            ("output", written),
+            ("cache_creation", created),
+            ("cache_read", cached),
+        ):
+            if amount and kind in kinds:
+                kinds[kind] -= amount
+        at = start if slot is None else slot
+        if spent and at in usage:
+            usage[at] -= spent
+            if usage[at] <= 0:
+                del usage[at]
+        if spent and named in models:
+            models[named] -= spent
+            if models[named] <= 0:
+                del models[named]
+        place = (at, model or "(none)")
+        if usd is not None and place in cost:
+            cost[place] -= usd
+        elif usd is None and spent and place[1] in unpriced:
+            unpriced[place[1]] -= spent
+            if unpriced[place[1]] <= 0:
+                del unpriced[place[1]]
+    return replace(
+        facts,
+        tokens=None if facts.tokens is None else max(facts.tokens - tokens, 0),
+        kinds=kinds,
+        usage=sorted(usage.items()),
+        models=models,
+        cost=[(slot, model, usd) for (slot, model), usd in cost.items()],
+        unpriced=unpriced,
+        subagent_tokens=(
+            None if facts.subagent_tokens is None else max(facts.subagent_tokens - subagents, 0)
+        ),
+        calls=[],
+    )
 
 
 def _agent(run: Run) -> str | None:
@@ -417,6 +496,11 @@ class RunStats:
     unpriced_runs: int = 0
     """Runs of session files read without a price table (the ``cost`` extra missing)."""
     prices: set[str] = field(default_factory=set)
+    counted_calls: set[str] = field(default_factory=set)
+    """The identities of the model calls counted (``RunFacts.calls``): a call met again in
+    another session's file (copied by a resume) is not counted again. Grows with the calls
+    of such sessions, as every reader that dedupes them (ccusage) does; not merged with
+    another part's (``merge``: the parts' sums hold their calls already)."""
     keep_largest: int = 10
     """How many of the largest runs (by tokens) are kept for their view: memory stays bounded
     however many runs are added."""
@@ -424,6 +508,12 @@ class RunStats:
     """The largest runs so far, largest first (at most ``keep_largest``)."""
 
     def add(self, facts: RunFacts) -> None:
+        if facts.calls:
+            counted = self.counted_calls
+            again = [call for call in facts.calls if call[0] in counted]
+            counted.update(call[0] for call in facts.calls)
+            if again:
+                facts = _without(facts, again)
         started = self._day(facts.started) if facts.started is not None else None
         start = started or facts.day or "(none)"
         booked: Counter[str] = Counter()
@@ -802,10 +892,12 @@ def _price(facts: RunFacts, rounds: Sequence[Summary]) -> None:
     calls: list[_prices.Call] = []
     recorded: dict[tuple[int | None, str], float] = {}  # what the harness said calls cost
     called = 0  # tokens the calls account for
-    pending = [(summary, facts.model, False) for summary in rounds]
+    # the calls identified across files, each with its cost or its place among ``calls``
+    keyed: list[tuple[KeyedCall, int | None]] = []
+    pending = [(summary, facts.model, False, False) for summary in rounds]
     stated_all = True  # whether every stream states its total cost (or is covered by one)
     while pending:
-        summary, model, covered = pending.pop()
+        summary, model, covered, subagent = pending.pop()
         own = summary.calls_usage
         # a stream that states its total and no call's cost: the total is its calls' cost
         # (its subagents' too: Claude Code's total_cost_usd is the session's)
@@ -818,19 +910,29 @@ def _price(facts: RunFacts, rounds: Sequence[Summary]) -> None:
             placed = [call[0] for call in own if call[0] is not None]
             place = (min(placed) if placed else start, summary.main_model or model or "(none)")
             recorded[place] = recorded.get(place, 0.0) + stated
-        for slot, called_model, read, written, cache_written, cache_read, hour, usd in own:
+        for slot, called_model, read, written, cache_written, cache_read, hour, usd, key in own:
             at = start if slot is None else slot
             called += read + written
+            index = None
             if usd is not None:
                 place = (at, called_model or "(none)")
                 recorded[place] = recorded.get(place, 0.0) + usd
             elif stated is None and not covered:
+                index = len(calls)
                 calls.append((at, called_model, read, written, cache_written, cache_read, hour))
+            else:
+                usd = 0.0  # its part of a stated total, which no call's part is taken from
+            if key is not None:
+                named = called_model or model or "(none)"
+                counts = (read, written, cache_written, cache_read)
+                keyed.append(((key, slot, called_model, named, *counts, usd, subagent), index))
         pending.extend(
-            (child, child.main_model or facts.model, covered or stated is not None)
+            (child, child.main_model or facts.model, covered or stated is not None, True)
             for child in summary.children
         )
     priced = _prices.price(calls)
+    each = priced.each if priced is not None else [None] * len(calls)
+    facts.calls = [call if at is None else (*call[:8], each[at], call[9]) for call, at in keyed]
     # the table is a source when it priced a call (or when nothing else is: no call at all)
     sources = [_prices.source()] if priced is not None and (calls or not recorded) else []
     if recorded:

@@ -165,12 +165,17 @@ class _LightReading(Reading):
         if not isinstance(message, dict):
             return
         if kind == "assistant":
-            self._assistant(message, line, at, value.get("costUSD"))
+            self._assistant(message, line, at, value.get("costUSD"), value.get("requestId"))
         elif kind == "user":
             self._user(message, line)
 
     def _assistant(
-        self, message: JsonObject, line: int, at: datetime | None, cost: JsonValue = None
+        self,
+        message: JsonObject,
+        line: int,
+        at: datetime | None,
+        cost: JsonValue = None,
+        request: JsonValue = None,
     ) -> None:
         summary = self.summary
         usage = message.get("usage")
@@ -202,6 +207,8 @@ class _LightReading(Reading):
                     counted.cache_creation_1h = n
             if cost is not None:
                 counted.cost = more_usd(counted.cost, cost)
+            if counted.request is None and request.__class__ is str and ident.__class__ is str:
+                counted.request = request
         content = message.get("content", [])
         if isinstance(content, str):
             self._text(content, line, at)

@@ -67,6 +67,9 @@ class Usage:
     cache_creation_1h: int = 0
     """The part of the cache writes kept for an hour (``cache_creation.ephemeral_1h_...``)."""
     cache_read: int = 0
+    request: str | None = None
+    """The API request the response answered (``requestId``): with the message id, what
+    identifies it in any session file (a resumed session copies the lines it resumes from)."""
     cost: float | None = None
     """What the session recorded the response cost (``costUSD``, written by Claude Code
     before 1.0.9 or so): the cost as the agent counted it."""
@@ -102,12 +105,17 @@ class Reading:
         kind = kind_of(value)
         message = value.get("message")
         if kind == "assistant" and isinstance(message, dict):
-            self._assistant(message, line, at, value.get("costUSD"))
+            self._assistant(message, line, at, value.get("costUSD"), value.get("requestId"))
         elif kind == "user" and isinstance(message, dict):
             self._user(message, line)
 
     def _assistant(
-        self, message: JsonObject, line: int, at: datetime | None, cost: JsonValue = None
+        self,
+        message: JsonObject,
+        line: int,
+        at: datetime | None,
+        cost: JsonValue = None,
+        request: JsonValue = None,
     ) -> None:
         summary = self.summary
         model = message.get("model")
@@ -129,6 +137,8 @@ class Reading:
                 hour = _count(ttl, "ephemeral_1h_input_tokens")
                 counted.cache_creation_1h = max(counted.cache_creation_1h, hour)
             counted.cost = more_usd(counted.cost, cost)
+            if counted.request is None and isinstance(request, str) and isinstance(ident, str):
+                counted.request = request  # (no request id for a response of no message id)
         content = message.get("content", [])
         if not isinstance(content, str | list):
             return
@@ -167,7 +177,7 @@ class Reading:
 
     def close(self) -> None:
         summary = self.summary
-        for counted in self.usage.values():
+        for ident, counted in self.usage.items():
             summary.add_usage(
                 input=counted.input + counted.cache_creation + counted.cache_read,
                 output=counted.output,
@@ -177,6 +187,7 @@ class Reading:
                 at=counted.at,
                 cache_creation_1h=counted.cache_creation_1h,
                 cost=counted.cost,
+                key=call_key(ident, counted.request),
             )
         summary.final_text = self.texts[-1] if self.texts else None
         if summary.started_at is not None and summary.ended_at is not None:
@@ -187,6 +198,15 @@ class Reading:
                 summary.problem(
                     call.line, f"tool call {call.call_id!r} ({call.name}) has no result"
                 )
+
+
+def call_key(ident: str, request: str | None) -> str | None:
+    """A response's identity in any session file: its message id and its request id, when
+    the lines give both (as ccusage dedupes; a message id alone is not said to be unique
+    across sessions)."""
+    if request is None:
+        return None
+    return f"{ident}\x00{request}"
 
 
 def more_usd(counted: float | None, value: JsonValue) -> float | None:

@@ -88,10 +88,12 @@ Ending = Literal["completed", "failed", "cut"]
 harness's closing event (the capture was cut short)."""
 
 
-CallUsage: TypeAlias = tuple[int | None, str | None, int, int, int, int, int, float | None]
+CallUsage: TypeAlias = tuple[
+    int | None, str | None, int, int, int, int, int, float | None, str | None
+]
 """One model call's usage: (quarter hour, model, input, output, cache writes, cache reads,
 the part of the cache writes kept an hour, what the harness recorded the call cost in USD or
-None)."""
+None, the call's identity across files or None)."""
 
 
 @dataclass(slots=True)
@@ -167,13 +169,17 @@ class Summary:
         at: datetime | None = None,
         cache_creation_1h: int = 0,
         cost: float | None = None,
+        key: str | None = None,
     ) -> None:
         """Count one model call's usage, in the one meaning: ``input`` every token read
         (cache included), ``output`` every token written (reasoning included); ``at``, when
         the call was made (where the stream says); ``cache_creation_1h``, the part of the
         cache writes kept for an hour (Anthropic's, priced higher), where the stream says;
         ``cost``, what the harness recorded the call cost (USD), where it says: the cost as
-        the agent counts it, which ``stats`` takes before any price table's."""
+        the agent counts it, which ``stats`` takes before any price table's; ``key``, what
+        identifies the call in any file of the harness (a Claude Code response's message and
+        request ids: a resumed session copies the lines of the calls it resumes from), so
+        that ``stats`` over a folder counts each call once."""
         tokens = (input or 0) + (output or 0)
         slot = usage_slot(at)
         if slot is None:
@@ -190,6 +196,7 @@ class Summary:
                 cache_read or 0,
                 min(cache_creation_1h, cache_creation or 0),
                 cost,
+                key,
             )
         )
         for name, value in (

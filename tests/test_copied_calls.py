@@ -1,0 +1,149 @@
+"""A model call is counted once however many session files hold it: a resumed Claude Code
+session copies the lines of the calls it resumes from (the same message and request ids), and
+``stats`` over the folder counts each such call in the first run it meets it in, as ccusage
+does (ccusage/ccusage#1765); a call that has no request id is not said to be one across
+files."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+from hypothesis import given
+from hypothesis import strategies as st
+
+from agentruns.cli import main
+from tests._settings import PROPERTY_SETTINGS
+
+Json = dict[str, Any]
+SONNET = "claude-sonnet-4-20250514"
+START = datetime(2025, 6, 1, 10, tzinfo=UTC)
+
+
+def _response(number: int, session: str, tokens: int, *, request: bool = True) -> Json:
+    line: Json = {
+        "type": "assistant",
+        "uuid": f"a-{number}",
+        "sessionId": session,
+        "timestamp": (START + timedelta(minutes=number)).isoformat().replace("+00:00", "Z"),
+        "message": {
+            "id": f"msg-{number}",
+            "role": "assistant",
+            "model": SONNET,
+            "content": [{"type": "text", "text": "ok"}],
+            "usage": {"input_tokens": tokens, "output_tokens": 10},
+        },
+    }
+    if request:
+        line["requestId"] = f"req-{number}"
+    return line
+
+
+def _write(folder: Path, files: dict[str, list[Json]]) -> Path:
+    for name, lines in files.items():
+        (folder / "p").mkdir(parents=True, exist_ok=True)
+        text = "".join(json.dumps(line, separators=(",", ":")) + "\n" for line in lines)
+        (folder / "p" / f"{name}.jsonl").write_text(text)
+    return folder
+
+
+def _stats(*args: str) -> Json:
+    result = CliRunner().invoke(
+        main, ["stats", "--output-format", "json", "-j", "1", "--timezone", "UTC", *args]
+    )
+    assert result.exit_code == 0, result.output
+    shown = json.loads(result.output)
+    assert isinstance(shown, dict)
+    return shown
+
+
+def _resumed(*, request: bool = True) -> dict[str, list[Json]]:
+    first = [_response(0, "s1", 1000, request=request), _response(1, "s1", 2000, request=request)]
+    copied = [{**line, "sessionId": "s2"} for line in first]
+    return {"s1": first, "s2": [*copied, _response(2, "s2", 3000, request=request)]}
+
+
+def test_a_resumed_sessions_copied_calls_count_once(tmp_path: Path) -> None:
+    """ccusage's daily report gives this folder 6,030 tokens and $0.01845."""
+    shown = _stats("--no-cache", str(_write(tmp_path, _resumed())))
+    assert shown["tokens_by_kind"]["input"] == 6000
+    assert shown["tokens_by_kind"]["output"] == 30
+    assert shown["cost_usd"]["total"] == pytest.approx(0.01845)
+    tokens = {run["run_id"]: run["tokens"] for run in shown["largest_runs"]}
+    assert tokens == {"s1": 3020, "s2": 3010}  # each copied call in the first run met
+
+
+def test_calls_remembered_in_the_cache_count_once_too(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("AGENTRUNS_CACHE_DIR", str(tmp_path / "cache"))
+    folder = _write(tmp_path / "logs", _resumed())
+    first, second = _stats(str(folder)), _stats(str(folder))
+    assert first == second
+    assert second["tokens_by_kind"]["input"] == 6000
+
+
+def test_calls_without_a_request_id_are_not_one_across_files(tmp_path: Path) -> None:
+    shown = _stats("--no-cache", str(_write(tmp_path, _resumed(request=False))))
+    assert shown["tokens_by_kind"]["input"] == 9000
+
+
+def _spent(shown: Json) -> Json:
+    """What the folder spent, by kind, day and model (a session whose every call was copied
+    is a run that spent nothing, where the oracle's emptied file is no session)."""
+    return {
+        "kinds": shown["tokens_by_kind"],
+        "days": {row["day"]: row["tokens"] for row in shown["tokens_by_day"] if row["tokens"]},
+        "models": {row["name"]: row["tokens"] for row in shown["tokens_by_model"] if row["tokens"]},
+        "subagents": shown["subagent_tokens"],
+    }
+
+
+@st.composite
+def folders(draw: st.DrawFn) -> tuple[dict[str, list[Json]], dict[str, list[Json]]]:
+    """Sessions whose files copy calls of others (as a resume does), and the same sessions
+    with each call's lines kept in the first file alone: what the folder spent."""
+    calls = [
+        _response(n, "x", draw(st.integers(1, 5000)), request=draw(st.booleans()))
+        for n in range(draw(st.integers(1, 8)))
+    ]
+    names = [f"s{n}" for n in range(draw(st.integers(1, 4)))]
+    files: dict[str, list[Json]] = {}
+    kept: dict[str, list[Json]] = {}
+    seen: set[str] = set()
+    for name in names:
+        chosen: list[Json] = draw(st.lists(st.sampled_from(calls), max_size=6))
+        lines = [{**line, "sessionId": name} for line in chosen]
+        streamed: bool = draw(st.booleans())
+        # a streamed response is several lines of one message: repeat one, sometimes
+        if lines and streamed:
+            lines.append({**lines[-1], "uuid": f"{lines[-1]['uuid']}-again"})
+        files[name] = lines
+        kept[name] = []
+        for line in lines:
+            ident = line["message"]["id"]
+            # a line with no request id is no call of another file: the file keeps it
+            if "requestId" not in line or ident not in seen:
+                kept[name].append(line)
+            if "requestId" in line:
+                seen.add(ident)
+    return files, kept
+
+
+@PROPERTY_SETTINGS
+@given(drawn=folders())
+def test_a_folder_counts_what_its_sessions_spent_each_call_once(
+    drawn: tuple[dict[str, list[Json]], dict[str, list[Json]]], tmp_path_factory: Any
+) -> None:
+    files, kept = drawn
+    copied = _write(tmp_path_factory.mktemp("copied"), files)
+    once = _write(tmp_path_factory.mktemp("once"), kept)
+    shown, oracle = _stats("--no-cache", str(copied)), _stats("--no-cache", str(once))
+    assert _spent(shown) == _spent(oracle)
+    if oracle["cost_usd"] is not None:
+        assert shown["cost_usd"]["total"] == pytest.approx(oracle["cost_usd"]["total"])
+        assert shown["cost_usd"]["unpriced_tokens"] == oracle["cost_usd"]["unpriced_tokens"]
