@@ -48,8 +48,21 @@ def _folder(root: Path, plans: list[tuple[str, list[Action]]]) -> Path:
     for number, (harness, plan) in enumerate(plans):
         place = folder / f"{number}-{harness}"
         place.mkdir(parents=True)
-        _materialize(harness, plan, place)
+        written = _materialize(harness, plan, place)
+        if harness == "codex-rollout":
+            _own_session(written, f"s-{number}")
     return folder
+
+
+def _own_session(rollout: Path, ident: str) -> None:
+    """A rollout of a session of its own (each drawn one says ``s-1``): Codex identifies a
+    call by its session and the usage after it, so two rollouts of one session id and the
+    same usage hold the same calls, which a folder counts once."""
+    lines = [json.loads(line) for line in rollout.read_bytes().split(b"\n") if line.strip()]
+    for line in lines:
+        if line.get("type") == "session_meta":
+            line["payload"]["id"] = ident
+    rollout.write_text("".join(json.dumps(line) + "\n" for line in lines))
 
 
 plans = st.lists(st.tuples(st.sampled_from(SESSIONS), actions), min_size=1, max_size=3)

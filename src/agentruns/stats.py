@@ -146,11 +146,11 @@ def _bounded(counter: Counter[str], key: str, amount: int = 1) -> None:
         counter[OTHER] += amount
 
 
-KeyedCall = tuple[str, int | None, str | None, str, int, int, int, int, float | None, bool]
+KeyedCall = tuple[str, int | None, str | None, str, int, int, int, int, int, float | None, bool]
 """A model call a harness identifies across files, as ``RunFacts`` counts it: (its identity,
 its quarter hour (None: booked when the run started), its model, the model its tokens are
-booked under, input, output, cache writes, cache reads, its cost (None: unpriced), whether a
-subagent made it)."""
+booked under, input, output, cache writes, cache reads, reasoning, its cost (None:
+unpriced), whether a subagent made it)."""
 
 
 @dataclass
@@ -322,7 +322,7 @@ def _without(facts: RunFacts, calls: list[KeyedCall]) -> RunFacts:
     cost = {(slot, model): usd for slot, model, usd in facts.cost}
     unpriced = dict(facts.unpriced)
     tokens = subagents = 0
-    for _, slot, model, named, read, written, created, cached, usd, subagent in calls:
+    for _, slot, model, named, read, written, created, cached, thought, usd, subagent in calls:
         spent = read + written
         tokens += spent
         subagents += spent if subagent else 0
@@ -331,6 +331,7 @@ def _without(facts: RunFacts, calls: list[KeyedCall]) -> RunFacts:
             ("output", written),
             ("cache_creation", created),
             ("cache_read", cached),
+            ("reasoning", thought),
         ):
             if amount and kind in kinds:
                 kinds[kind] -= amount
@@ -910,7 +911,8 @@ def _price(facts: RunFacts, rounds: Sequence[Summary]) -> None:
             placed = [call[0] for call in own if call[0] is not None]
             place = (min(placed) if placed else start, summary.main_model or model or "(none)")
             recorded[place] = recorded.get(place, 0.0) + stated
-        for slot, called_model, read, written, cache_written, cache_read, hour, usd, key in own:
+        for call in own:
+            slot, called_model, read, written, cache_written, cache_read, hour, usd, key, _ = call
             at = start if slot is None else slot
             called += read + written
             index = None
@@ -924,7 +926,7 @@ def _price(facts: RunFacts, rounds: Sequence[Summary]) -> None:
                 usd = 0.0  # its part of a stated total, which no call's part is taken from
             if key is not None:
                 named = called_model or model or "(none)"
-                counts = (read, written, cache_written, cache_read)
+                counts = (read, written, cache_written, cache_read, call[9])
                 keyed.append(((key, slot, called_model, named, *counts, usd, subagent), index))
         pending.extend(
             (child, child.main_model or facts.model, covered or stated is not None, True)
@@ -932,7 +934,7 @@ def _price(facts: RunFacts, rounds: Sequence[Summary]) -> None:
         )
     priced = _prices.price(calls)
     each = priced.each if priced is not None else [None] * len(calls)
-    facts.calls = [call if at is None else (*call[:8], each[at], call[9]) for call, at in keyed]
+    facts.calls = [call if at is None else (*call[:9], each[at], call[10]) for call, at in keyed]
     # the table is a source when it priced a call (or when nothing else is: no call at all)
     sources = [_prices.source()] if priced is not None and (calls or not recorded) else []
     if recorded:

@@ -7,11 +7,19 @@ custom and local shell tool calls, reasoning) and ``event_msg`` (``user_message`
 ``total_token_usage``; each increase is one model call's usage, attributed to the model then
 in use (summing ``last_token_usage`` counts retries twice). Codex counts cached input inside
 input and reasoning inside output, as the one rule does.
+
+A forked rollout (``codex fork``: its ``session_meta`` names ``forked_from_id``) replays its
+parent's history first, the parent's ``session_meta`` and ``token_count`` events included,
+re-stamped at the fork. Each call is therefore identified by the session whose
+``session_meta`` it follows and the cumulative usage after it (``Summary.add_usage``'s
+``key``): a replayed call is the parent's call, and ``stats`` over a folder holding both counts
+it once (in the parent, met first); a fork whose parent is not there keeps its replay.
 """
 
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from datetime import datetime
 
 from pydantic import MISSING
@@ -39,6 +47,7 @@ def read(path: str, summary: Summary) -> None:
     texts: list[str] = []
     model: str | None = None
     before = dict.fromkeys(_KINDS, 0)
+    place = _Place()
     for line, value in events(path, summary):
         at = rfc3339(value.get("timestamp"))
         summary.seen(at)
@@ -52,6 +61,8 @@ def read(path: str, summary: Summary) -> None:
             ident = payload.get("id")
             if summary.session_id is None and isinstance(ident, str):
                 summary.session_id = ident
+            if isinstance(ident, str) and ident != place.session:
+                place.session, place.restarts = ident, 0  # (a fork's replay of its parent)
             summary.says_version(payload.get("cli_version"))
             summary.seen(rfc3339(payload.get("timestamp")))
         elif kind == "turn_context":
@@ -71,7 +82,7 @@ def read(path: str, summary: Summary) -> None:
                         model = str(info["model"])
                     total = info.get("total_token_usage")
                     if isinstance(total, dict):
-                        before = _counted(total, before, model, summary, at)
+                        before = _counted(total, before, model, summary, at, place)
         else:
             summary.skipped[kind if isinstance(kind, str) else "?"] += 1
     summary.final_text = texts[-1] if texts else None
@@ -83,18 +94,34 @@ def read(path: str, summary: Summary) -> None:
             summary.problem(call.line, f"tool call {call.call_id!r} ({call.name}) has no result")
 
 
+@dataclass
+class _Place:
+    """Whose events a rollout's lines are: the session whose ``session_meta`` they follow (in
+    a fork, its parent's while the parent's history is replayed), and how often that
+    session's usage counter restarted so far."""
+
+    session: str | None = None
+    restarts: int = 0
+
+
 def _counted(
     total: dict[str, JsonValue],
     before: dict[str, int],
     model: str | None,
     summary: Summary,
     at: datetime | None,
+    place: _Place,
 ) -> dict[str, int]:
     now = {key: _int(total.get(key)) for key in _KINDS}
     if now["input_tokens"] < before["input_tokens"]:
         before = dict.fromkeys(_KINDS, 0)  # the counter restarted (a new process)
+        place.restarts += 1
     delta = {key: max(now[key] - before[key], 0) for key in _KINDS}
     if any(delta.values()):
+        key = None
+        if place.session is not None:  # the call: its session, and that session's usage after it
+            counts = (str(now[kind]) for kind in _KINDS)
+            key = "\x00".join(["codex", place.session, str(place.restarts), *counts])
         summary.add_usage(
             input=delta["input_tokens"],
             output=delta["output_tokens"],
@@ -102,6 +129,7 @@ def _counted(
             reasoning=delta["reasoning_output_tokens"],
             model=model,
             at=at,
+            key=key,
         )
     return now
 

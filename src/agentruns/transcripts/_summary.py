@@ -89,11 +89,11 @@ harness's closing event (the capture was cut short)."""
 
 
 CallUsage: TypeAlias = tuple[
-    int | None, str | None, int, int, int, int, int, float | None, str | None
+    int | None, str | None, int, int, int, int, int, float | None, str | None, int
 ]
 """One model call's usage: (quarter hour, model, input, output, cache writes, cache reads,
 the part of the cache writes kept an hour, what the harness recorded the call cost in USD or
-None, the call's identity across files or None)."""
+None, the call's identity across files or None, reasoning)."""
 
 
 @dataclass(slots=True)
@@ -197,6 +197,7 @@ class Summary:
                 min(cache_creation_1h, cache_creation or 0),
                 cost,
                 key,
+                reasoning or 0,
             )
         )
         for name, value in (
