@@ -49,20 +49,23 @@ def _folder(root: Path, plans: list[tuple[str, list[Action]]]) -> Path:
         place = folder / f"{number}-{harness}"
         place.mkdir(parents=True)
         written = _materialize(harness, plan, place)
-        if harness == "codex-rollout":
-            _own_session(written, f"s-{number}")
+        if harness in ("codex-rollout", "pi-session"):
+            _own_session(written, number)
     return folder
 
 
-def _own_session(rollout: Path, ident: str) -> None:
-    """A rollout of a session of its own (each drawn one says ``s-1``): Codex identifies a
-    call by its session and the usage after it, so two rollouts of one session id and the
-    same usage hold the same calls, which a folder counts once."""
-    lines = [json.loads(line) for line in rollout.read_bytes().split(b"\n") if line.strip()]
+def _own_session(path: Path, number: int) -> None:
+    """A session file of a session of its own (each drawn one is ``s-1``, its entries and
+    times the same): Codex identifies a call by its session and the usage after it, pi by
+    its entry and times, so two such files of one session hold the same calls, which a
+    folder counts once."""
+    lines = [json.loads(line) for line in path.read_bytes().split(b"\n") if line.strip()]
     for line in lines:
         if line.get("type") == "session_meta":
-            line["payload"]["id"] = ident
-    rollout.write_text("".join(json.dumps(line) + "\n" for line in lines))
+            line["payload"]["id"] = f"s-{number}"
+        elif line.get("type") in ("session", "message"):
+            line["id"] = f"{number}-{line['id']}"
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
 
 
 plans = st.lists(st.tuples(st.sampled_from(SESSIONS), actions), min_size=1, max_size=3)

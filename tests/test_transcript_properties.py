@@ -236,6 +236,60 @@ def _pi(plan: list[Action]) -> list[Json]:
     return lines
 
 
+def _pi_session(plan: list[Action]) -> list[Json]:
+    """pi's own session file (pi-mono's docs/session.md): a header, then the tree's entries."""
+
+    def entry(i: int, message: Json) -> Json:
+        parent = f"e{i - 1:07d}" if i else None
+        at = _stamp(i)
+        stamped = {**message, "timestamp": 1_767_400_000_000 + i * 1000}
+        return {
+            "type": "message",
+            "id": f"e{i:07d}",
+            "parentId": parent,
+            "timestamp": at,
+            "message": stamped,
+        }
+
+    header: Json = {
+        "type": "session",
+        "version": 3,
+        "id": "s-1",
+        "timestamp": _stamp(0),
+        "cwd": "/w",
+    }
+    user: Json = {"role": "user", "content": [{"type": "text", "text": "go"}]}
+    lines: list[Json] = [header, entry(0, user)]
+    lines.append(
+        {
+            "type": "model_change",
+            "id": "m",
+            "parentId": "e0000000",
+            "provider": "x",
+            "modelId": "pi-x",
+        }
+    )
+    for i, action in enumerate(plan, 1):
+        usage: Json = {"input": 2, "output": 1, "cacheRead": 3, "cacheWrite": 0, "totalTokens": 6}
+        message: Json = {"role": "assistant", "model": "pi-x", "usage": usage, "stopReason": "stop"}
+        if isinstance(action, Say):
+            message["content"] = [{"type": "text", "text": action.text}]
+            lines.append(entry(2 * i - 1, message))
+            continue
+        block: Json = {
+            "type": "toolCall",
+            "id": f"c{i}",
+            "name": action.name,
+            "arguments": action.args,
+        }
+        message["content"] = [block]
+        lines.append(entry(2 * i - 1, message))
+        result: Json = {"role": "toolResult", "toolCallId": f"c{i}", "toolName": action.name}
+        result.update(content=[{"type": "text", "text": action.result}], isError=False)
+        lines.append(entry(2 * i, result))
+    return lines
+
+
 RENDER: dict[str, Callable[[list[Action]], list[Json]]] = {
     "claude-code": _claude,
     "codex": _codex,
@@ -246,6 +300,7 @@ RENDER: dict[str, Callable[[list[Action]], list[Json]]] = {
     "gemini": _gemini,
     "copilot": _copilot,
     "pi": _pi,
+    "pi-session": _pi_session,
 }
 """Harnesses whose input is one file of JSON lines, by a renderer of a plan in their events."""
 
@@ -397,6 +452,7 @@ USAGE: dict[str, Callable[[int], tuple[int, int, int, int]]] = {
     "opencode-storage": lambda n: (7 * n, 3 * n, 0, 4 * n),
     "cline-task": lambda n: (9, 2, 1, 3),
     "pi": lambda n: (5 * n, n, 0, 3 * n),
+    "pi-session": lambda n: (5 * n, n, 0, 3 * n),
 }
 """(input, output, cache creation, cache read) in the one meaning, for a plan of n actions,
 as each generator above writes its agent's own counts."""

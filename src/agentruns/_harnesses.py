@@ -19,6 +19,7 @@ HarnessName = Literal[
     "opencode-storage",
     "cline-task",
     "pi",
+    "pi-session",
     "aider",
 ]
 

@@ -144,6 +144,7 @@ _BUILT_IN: tuple[_Harness, ...] = (  # in the order detection tries their looks
     ),
     _Harness("cline-task", "cline-task", _cline_task.read, _cline_task.looks_like),
     _Harness("pi", "pi-events", _pi.read, _pi.looks_like),
+    _Harness("pi-session", "pi-session", _pi.read_session, _pi.looks_like_session),
     _Harness("cline", "cline-json", _cline.read, _cline.looks_like),
     _Harness("opencode", "opencode-events", _opencode.read, _opencode.looks_like),
     _Harness("claude-code", "claude-stream-json", _claude.read, _claude.looks_like),

@@ -45,6 +45,7 @@ ParserName = Literal[
     "opencode-storage",
     "cline-task",
     "pi-events",
+    "pi-session",
     "aider-history",
 ]
 """The named readers (code, for streams that need joins across events): eval-magic's four,

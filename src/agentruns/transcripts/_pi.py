@@ -1,4 +1,4 @@
-"""pi (the coding agent): ``pi --mode json`` events.
+"""pi (the coding agent): ``pi --mode json`` events, and pi's own session files.
 
 ``agent_start``/``agent_end`` bound a run (a retry starts another), ``message_end`` holds each
 finished message: the user's (the goal), the assistant's (``text`` and ``toolCall`` blocks,
@@ -6,6 +6,13 @@ finished message: the user's (the goal), the assistant's (``text`` and ``toolCal
 ``_end`` give a call's arguments and result. pi counts cache reads and writes apart from
 ``input``: in the one rule input is their sum. ``message_update`` events repeat a message as
 it streams and are not read.
+
+A session file (``~/.pi/agent/sessions/--<path>--/<time>_<id>.jsonl``) opens with a header
+(``type: session``: the session's id, its working folder, the file format's version) and
+holds the entries of a tree (``id``/``parentId``): ``message`` entries hold the same messages
+(a branch left for another is still calls made and paid), the others (model and thinking
+level changes, compactions, labels, extensions' state) are no part of the run. It has no
+closing event: a session that ends is finished.
 """
 
 from __future__ import annotations
@@ -15,7 +22,7 @@ from datetime import datetime
 from pydantic import MISSING
 
 from agentruns._prices import recorded_usd
-from agentruns.transcripts._stream import JsonObject, compact, epoch_ms, events, millis
+from agentruns.transcripts._stream import JsonObject, compact, epoch_ms, events, millis, rfc3339
 from agentruns.transcripts._summary import Message, Summary, ToolCall
 from agentruns_generated._json import JsonValue
 
@@ -30,6 +37,48 @@ def looks_like(value: JsonObject) -> bool:
         message = value["message"]
         return isinstance(message, dict) and "role" in message and "sessionId" not in value
     return kind in ("agent_start", "tool_execution_start", "tool_execution_end")
+
+
+def looks_like_session(value: JsonObject) -> bool:
+    """A line only pi's session files hold: the header, or a message entry of the tree."""
+    kind = value.get("type")
+    if kind == "session":
+        return isinstance(value.get("id"), str) and "cwd" in value
+    return kind == "message" and "parentId" in value and isinstance(value.get("message"), dict)
+
+
+def read_session(path: str, summary: Summary) -> None:
+    pending: dict[str, ToolCall] = {}
+    texts: list[str] = []
+    for line, value in events(path, summary):
+        kind = value.get("type")
+        at = rfc3339(value.get("timestamp"))
+        message = value.get("message")
+        if kind == "session":
+            ident = value.get("id")
+            if summary.session_id is None and isinstance(ident, str):
+                summary.session_id = ident
+            summary.seen(at)
+        elif kind == "message" and isinstance(message, dict):
+            entry = value.get("id")
+            # a branch copied to a session of its own keeps its entries: the call is known by
+            # its entry and its times, as in any file it is copied to
+            key = "\x00".join(
+                str(part)
+                for part in ("pi", entry, value.get("timestamp"), message.get("timestamp"))
+            )
+            _message(
+                message, line, summary, pending, texts, at, key if isinstance(entry, str) else None
+            )
+        else:
+            summary.skipped[kind if isinstance(kind, str) else "?"] += 1
+    summary.final_text = texts[-1] if texts else None
+    if summary.started_at is not None and summary.ended_at is not None:
+        summary.duration_ms = millis(summary.started_at, summary.ended_at)
+    summary.ending = "completed"  # a session has no closing event: it ended
+    for call in pending.values():
+        if call.result is None:
+            summary.problem(call.line, f"tool call {call.call_id!r} ({call.name}) has no result")
 
 
 def _int(value: JsonValue) -> int:
@@ -90,8 +139,14 @@ def _message(
     summary: Summary,
     pending: dict[str, ToolCall],
     texts: list[str],
+    entry_at: datetime | None = None,
+    key: str | None = None,
 ) -> None:
+    """One finished message; ``entry_at``, the time of the session entry holding it (when the
+    message has none of its own), ``key``, what identifies the call in any file."""
     at: datetime | None = epoch_ms(message.get("timestamp"))
+    if at is None:
+        at = entry_at
     summary.seen(at)
     role = message.get("role")
     content = message.get("content")
@@ -120,6 +175,7 @@ def _message(
                 model=model if isinstance(model, str) else None,
                 at=at,
                 cost=recorded_usd(total),
+                key=key,
             )
             if isinstance(total, int | float) and not isinstance(total, bool):
                 summary.cost_usd = (summary.cost_usd or 0.0) + float(total)
