@@ -167,6 +167,9 @@ def entries(draw: st.DrawFn, session: str = "s1", depth: int = 0) -> Json:
     if kind == "assistant" and draw(st.integers(0, 2)) == 0:
         # what older Claude Code recorded a response cost (the cost ccusage takes first)
         entry["costUSD"] = draw(costs)
+    if kind == "assistant" and draw(st.booleans()):
+        # the request a response answered: with the message id, the call across files
+        entry["requestId"] = draw(st.sampled_from(["r1", "r2", 7, None]))
     if kind == "user" and draw(st.integers(0, 3)) == 0:
         entry["toolUseResult"] = {"agentId": draw(st.sampled_from(["a1", "a2"]))}
     if draw(st.integers(0, 5)) == 0:

@@ -90,6 +90,12 @@ def test_a_fork_beside_its_parent_counts_its_own_calls(tmp_path: Path) -> None:
     }
     runs = {run["run_id"]: run["tokens"] for run in counted["largest_runs"]}
     assert runs[FORK] == 1100
+    # the replayed tool calls are the parent's: counted once, as the parent alone counts them
+    parent_alone = tmp_path / "parent"
+    _dump(parent_alone / ROLLOUT.name, parent)
+    tools = _stats(parent_alone)["most_used_tools"]
+    assert tools
+    assert counted["most_used_tools"] == tools
     assert kept["input"] == 149_449 + 1000  # alone, the fork keeps the replay
 
 

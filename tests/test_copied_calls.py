@@ -24,6 +24,25 @@ SONNET = "claude-sonnet-4-20250514"
 START = datetime(2025, 6, 1, 10, tzinfo=UTC)
 
 
+def _exchange(number: int, tokens: int, *, request: bool, failed: bool | None) -> list[Json]:
+    """A response (calling a tool when ``failed`` is not None) and the tool's result."""
+    said = _response(number, "x", tokens, request=request)
+    if failed is None:
+        return [said]
+    call = {"type": "tool_use", "id": f"toolu-{number}", "name": "Bash", "input": {"c": "ls"}}
+    said["message"]["content"].append(call)
+    result: Json = {"type": "tool_result", "tool_use_id": f"toolu-{number}", "content": "ok"}
+    result["is_error"] = failed
+    answer: Json = {
+        "type": "user",
+        "uuid": f"u-{number}",
+        "sessionId": "x",
+        "timestamp": said["timestamp"],
+        "message": {"role": "user", "content": [result]},
+    }
+    return [said, answer]
+
+
 def _response(number: int, session: str, tokens: int, *, request: bool = True) -> Json:
     line: Json = {
         "type": "assistant",
@@ -100,6 +119,8 @@ def _spent(shown: Json) -> Json:
         "days": {row["day"]: row["tokens"] for row in shown["tokens_by_day"] if row["tokens"]},
         "models": {row["name"]: row["tokens"] for row in shown["tokens_by_model"] if row["tokens"]},
         "subagents": shown["subagent_tokens"],
+        "tools": shown["most_used_tools"],
+        "failing": shown["most_failing_tools"],
     }
 
 
@@ -108,7 +129,12 @@ def folders(draw: st.DrawFn) -> tuple[dict[str, list[Json]], dict[str, list[Json
     """Sessions whose files copy calls of others (as a resume does), and the same sessions
     with each call's lines kept in the first file alone: what the folder spent."""
     calls = [
-        _response(n, "x", draw(st.integers(1, 5000)), request=draw(st.booleans()))
+        _exchange(
+            n,
+            draw(st.integers(1, 5000)),
+            request=draw(st.booleans()),
+            failed=draw(st.none() | st.booleans()),
+        )
         for n in range(draw(st.integers(1, 8)))
     ]
     names = [f"s{n}" for n in range(draw(st.integers(1, 4)))]
@@ -116,20 +142,21 @@ def folders(draw: st.DrawFn) -> tuple[dict[str, list[Json]], dict[str, list[Json
     kept: dict[str, list[Json]] = {}
     seen: set[str] = set()
     for name in names:
-        chosen: list[Json] = draw(st.lists(st.sampled_from(calls), max_size=6))
-        lines = [{**line, "sessionId": name} for line in chosen]
+        chosen: list[list[Json]] = draw(st.lists(st.sampled_from(calls), max_size=6, unique_by=id))
         streamed: bool = draw(st.booleans())
-        # a streamed response is several lines of one message: repeat one, sometimes
-        if lines and streamed:
-            lines.append({**lines[-1], "uuid": f"{lines[-1]['uuid']}-again"})
-        files[name] = lines
-        kept[name] = []
-        for line in lines:
-            ident = line["message"]["id"]
-            # a line with no request id is no call of another file: the file keeps it
-            if "requestId" not in line or ident not in seen:
-                kept[name].append(line)
-            if "requestId" in line:
+        files[name], kept[name] = [], []
+        for exchange in chosen:
+            lines = [{**line, "sessionId": name} for line in exchange]
+            said = lines[0]
+            if streamed and len(lines) == 1:
+                # a streamed response is several lines of one message: repeat one, sometimes
+                lines.append({**said, "uuid": f"{said['uuid']}-again"})
+            files[name] += lines
+            ident = said["message"]["id"]
+            # an exchange with no request id is no call of another file: the file keeps it
+            if "requestId" not in said or ident not in seen:
+                kept[name] += lines
+            if "requestId" in said:
                 seen.add(ident)
     return files, kept
 

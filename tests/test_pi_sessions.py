@@ -128,3 +128,4 @@ def test_a_branch_copied_to_a_session_of_its_own_counts_once(tmp_path: Path) -> 
     assert shown["runs"] == 2
     assert shown["tokens_by_kind"]["output"] == 120
     assert shown["cost_usd"]["total"] == pytest.approx(0.0216)
+    assert shown["most_used_tools"] == [{"name": "bash", "count": 1}]

@@ -193,6 +193,9 @@ class RunFacts:
     Code session copies the lines of the calls it resumes from), with what each counts for
     in the facts above: ``RunStats`` counts each such call once, in the first run it meets
     it in."""
+    tool_calls: list[tuple[str, str, bool]] = field(default_factory=list)
+    """The tool calls of ``tools`` a harness identifies across files: (identity, name,
+    failed), counted once as the model calls are."""
 
     @classmethod
     def of(cls, run: Run, fmt: str) -> RunFacts:
@@ -307,14 +310,27 @@ class RunFacts:
             )
             for key, slot, model, named, *counts, usd, subagent in calls
         ]
+        tool_calls = value.get("tool_calls", [])
+        if not isinstance(tool_calls, list):
+            raise TypeError("tool_calls is a list")
+        value["tool_calls"] = [
+            (str(key), str(name), bool(failed)) for key, name, failed in tool_calls
+        ]
         return cls(**value)  # type: ignore[arg-type]
 
 
 _FACT_NAMES = tuple(f.name for f in fields(RunFacts))
 
 
-def _without(facts: RunFacts, calls: list[KeyedCall]) -> RunFacts:
-    """The facts less what ``calls`` (counted already, in another run) count for in them."""
+def _without(
+    facts: RunFacts, calls: list[KeyedCall], tool_calls: list[tuple[str, str, bool]]
+) -> RunFacts:
+    """The facts less what ``calls`` and ``tool_calls`` (counted already, in another run)
+    count for in them."""
+    tools = list(facts.tools)
+    for _, name, failed in tool_calls:
+        if (name, failed) in tools:
+            tools.remove((name, failed))
     start = int(facts.started // USAGE_SLOT) if facts.started is not None else None
     kinds = dict(facts.kinds)
     usage = dict(facts.usage)
@@ -363,6 +379,8 @@ def _without(facts: RunFacts, calls: list[KeyedCall]) -> RunFacts:
             None if facts.subagent_tokens is None else max(facts.subagent_tokens - subagents, 0)
         ),
         calls=[],
+        tools=tools,
+        tool_calls=[],
     )
 
 
@@ -509,12 +527,14 @@ class RunStats:
     """The largest runs so far, largest first (at most ``keep_largest``)."""
 
     def add(self, facts: RunFacts) -> None:
-        if facts.calls:
+        if facts.calls or facts.tool_calls:
             counted = self.counted_calls
             again = [call for call in facts.calls if call[0] in counted]
+            tools_again = [tool for tool in facts.tool_calls if tool[0] in counted]
             counted.update(call[0] for call in facts.calls)
-            if again:
-                facts = _without(facts, again)
+            counted.update(tool[0] for tool in facts.tool_calls)
+            if again or tools_again:
+                facts = _without(facts, again, tools_again)
         started = self._day(facts.started) if facts.started is not None else None
         start = started or facts.day or "(none)"
         booked: Counter[str] = Counter()
@@ -844,11 +864,26 @@ file no harness recognizes (sniffed in the worker, not in the walk)."""
 def _facts_of(transcript: Transcript) -> RunFacts:
     """The facts of a session read (``agentruns.transcripts.open_session``): its run's, with
     its model calls booked each in its quarter hour and priced."""
+    from agentruns.transcripts._summary import ToolCall
+
     facts = RunFacts.of(transcript.run, transcript.harness)
+    for summary in _streams(transcript.rounds):
+        for event in summary.events:
+            if isinstance(event, ToolCall) and event.key is not None:
+                facts.tool_calls.append((event.key, event.name, event.is_error))
     facts.usage = _usage(transcript.rounds, facts.started)
     facts.models = _by_model(facts, transcript.rounds)
     _price(facts, transcript.rounds)
     return facts
+
+
+def _streams(rounds: Sequence[Summary]) -> Iterator[Summary]:
+    """The rounds and their subagents' streams, at any depth."""
+    pending = list(rounds)
+    while pending:
+        summary = pending.pop()
+        pending.extend(summary.children)
+        yield summary
 
 
 def _by_model(facts: RunFacts, rounds: Sequence[Summary]) -> dict[str, int]:

@@ -34,6 +34,7 @@ from agentruns.transcripts._claude_session import (
     more_usd,
     note_agent,
     thread_of,
+    tool_key,
 )
 from agentruns.transcripts._stream import PEEK, JsonObject, opens_a_document, rfc3339
 from agentruns.transcripts._summary import Message, Summary
@@ -234,7 +235,8 @@ class _LightReading(Reading):
                     and (ident is None or isinstance(ident, str))
                     and (args is MISSING or _json(args))
                 ):
-                    summary.call(name, args, ident, line, at, self.pending)
+                    known = tool_key(message.get("id"), request, ident)
+                    summary.call(name, args, ident, line, at, self.pending, known)
                 else:
                     _refused(block, line, summary)
             elif kind == "tool_result":  # no part of what an assistant says, when valid

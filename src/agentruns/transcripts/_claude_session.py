@@ -148,7 +148,8 @@ class Reading:
                     self.texts.append(block.text)
                     summary.events.append(Message(block.text, line, at))
             elif isinstance(block, ToolUseBlock):
-                summary.call(block.name, block.input, block.id, line, at, self.pending)
+                known = tool_key(ident, request, block.id)
+                summary.call(block.name, block.input, block.id, line, at, self.pending, known)
 
     def _user(self, message: JsonObject, line: int) -> None:
         summary = self.summary
@@ -207,6 +208,14 @@ def call_key(ident: str, request: str | None) -> str | None:
     if request is None:
         return None
     return f"{ident}\x00{request}"
+
+
+def tool_key(message: JsonValue, request: JsonValue, call: JsonValue) -> str | None:
+    """A tool call's identity in any session file: its response's (``call_key``) and its own
+    id."""
+    if isinstance(message, str) and isinstance(request, str) and isinstance(call, str):
+        return f"{message}\x00{request}\x00{call}"
+    return None
 
 
 def more_usd(counted: float | None, value: JsonValue) -> float | None:

@@ -69,7 +69,7 @@ def read(path: str, summary: Summary) -> None:
             if isinstance(payload.get("model"), str):
                 model = str(payload["model"])
         elif kind == "response_item":
-            _item(payload, line, at, summary, pending, texts)
+            _item(payload, line, at, summary, pending, texts, place.session)
         elif kind == "event_msg":
             if inner == "user_message":
                 said = payload.get("message")
@@ -145,7 +145,10 @@ def _item(
     summary: Summary,
     pending: dict[str, ToolCall],
     texts: list[str],
+    session: str | None = None,
 ) -> None:
+    """One response item; ``session``, whose events these are (a fork's replay is its
+    parent's), which with its call id identifies a tool call in any rollout."""
     found = payload.get("type")
     kind = found if isinstance(found, str) else None
     if kind == "message":
@@ -162,9 +165,11 @@ def _item(
             texts.append(text)
             summary.events.append(Message(text, line, at))
     elif kind in _CALLS:
-        call = summary.call(
-            _name(payload), _args(payload), payload.get("call_id"), line, at, pending
-        )
+        ident = payload.get("call_id")
+        key = None
+        if session is not None and isinstance(ident, str):
+            key = f"codex-tool\x00{session}\x00{ident}"
+        call = summary.call(_name(payload), _args(payload), ident, line, at, pending, key)
         if kind == "web_search_call":
             call.result = compact(payload.get("action")) if "action" in payload else None
     elif kind in _OUTPUTS or kind == "local_shell_call_output":

@@ -187,4 +187,6 @@ def _message(
                     summary.events.append(Message(text, line, at))
             elif block.get("type") == "toolCall":
                 args = block.get("arguments", MISSING)
-                summary.call(block.get("name"), args, block.get("id"), line, at, pending)
+                ident = block.get("id")
+                called = f"{key}\x00{ident}" if key is not None and isinstance(ident, str) else None
+                summary.call(block.get("name"), args, ident, line, at, pending, called)

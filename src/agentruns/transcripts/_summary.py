@@ -35,6 +35,9 @@ class ToolCall:
     is_error: bool = False
     line: int = 0
     at: datetime | None = None
+    key: str | None = None
+    """What identifies the call in any file of its harness (a resumed or forked session
+    copies the calls it resumes from), where the harness says: ``stats`` counts it once."""
 
 
 @dataclass(slots=True)
@@ -231,6 +234,7 @@ class Summary:
         line: int,
         at: datetime | None = None,
         pending: dict[str, ToolCall] | None = None,
+        key: str | None = None,
     ) -> ToolCall:
         """A tool call, next in order (a name or id that is not text is ``?``/none), kept in
         ``pending`` by its id for its result to find (an id used twice is a problem)."""
@@ -241,6 +245,7 @@ class Summary:
             call_id=call_id if isinstance(call_id, str) else None,
             line=line,
             at=at,
+            key=key,
         )
         self.events.append(call)
         if pending is not None and call.call_id is not None:
