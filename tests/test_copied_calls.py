@@ -17,6 +17,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from agentruns.cli import main
+from agentruns.stats import KeyedCall, RunFacts, RunStats
 from tests._settings import PROPERTY_SETTINGS
 
 Json = dict[str, Any]
@@ -174,3 +175,27 @@ def test_a_folder_counts_what_its_sessions_spent_each_call_once(
     if oracle["cost_usd"] is not None:
         assert shown["cost_usd"]["total"] == pytest.approx(oracle["cost_usd"]["total"])
         assert shown["cost_usd"]["unpriced_tokens"] == oracle["cost_usd"]["unpriced_tokens"]
+
+
+def test_a_part_merged_in_counts_its_calls_as_counted() -> None:
+    """After ``merge``, a call the merged part counted is not counted again by ``add``."""
+    call: KeyedCall = ("m\x00r", 100, "m-1", "m-1", 50, 5, 0, 0, 0, 0.01, False)
+
+    def facts() -> RunFacts:
+        return RunFacts(
+            format="claude-code-session",
+            status="completed",
+            agent="claude-code",
+            duration_ms=None,
+            tokens=55,
+            tools=[],
+            model="m-1",
+            kinds={"input": 50, "output": 5},
+            calls=[call],
+        )
+
+    part, whole = RunStats(), RunStats()
+    part.add(facts())
+    whole.merge(part)
+    whole.add(facts())
+    assert whole.tokens_by_kind["input"] == 50

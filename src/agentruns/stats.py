@@ -35,6 +35,7 @@ __all__ = [
     "MAX_KEYS",
     "OTHER",
     "TOKEN_KINDS",
+    "KeyedCall",
     "LargeRun",
     "RunFacts",
     "RunStats",
@@ -516,10 +517,11 @@ class RunStats:
     """Runs of session files read without a price table (the ``cost`` extra missing)."""
     prices: set[str] = field(default_factory=set)
     counted_calls: set[str] = field(default_factory=set)
-    """The identities of the model calls counted (``RunFacts.calls``): a call met again in
-    another session's file (copied by a resume) is not counted again. Grows with the calls
-    of such sessions, as every reader that dedupes them (ccusage) does; not merged with
-    another part's (``merge``: the parts' sums hold their calls already)."""
+    """The identities of the model and tool calls counted (``RunFacts.calls``,
+    ``tool_calls``): a call met again in another session's file (copied by a resume, replayed
+    by a fork) is not counted again. Grows with the calls of such sessions, as every reader
+    that dedupes them (ccusage) does. ``merge`` takes the other part's, but cannot take back
+    a call both parts counted: parts merged are parts of a history that share no call."""
     keep_largest: int = 10
     """How many of the largest runs (by tokens) are kept for their view: memory stays bounded
     however many runs are added."""
@@ -616,6 +618,7 @@ class RunStats:
         )
 
     def merge(self, other: RunStats) -> None:
+        self.counted_calls |= other.counted_calls
         self.runs += other.runs
         self.subagent_tokens += other.subagent_tokens
         for costs, more in (
