@@ -17,7 +17,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from agentruns.cli import main
-from agentruns.stats import KeyedCall, RunFacts, RunStats
+from agentruns.stats import RunFacts, RunStats
 from tests._settings import PROPERTY_SETTINGS
 
 Json = dict[str, Any]
@@ -179,7 +179,7 @@ def test_a_folder_counts_what_its_sessions_spent_each_call_once(
 
 def test_a_part_merged_in_counts_its_calls_as_counted() -> None:
     """After ``merge``, a call the merged part counted is not counted again by ``add``."""
-    call: KeyedCall = ("m\x00r", 100, "m-1", "m-1", 50, 5, 0, 0, 0, 0.01, False)
+    call = ("m\x00r", 100, "m-1", "m-1", 50, 5, 0, 0, 0, 0.01, False)
 
     def facts() -> RunFacts:
         return RunFacts(

@@ -164,7 +164,6 @@ PUBLIC: dict[str, list[str]] = {
     "agentruns.show": ["header", "render", "render_run", "timeline"],
     "agentruns.stats": [
         "EXACT",
-        "KeyedCall",
         "LargeRun",
         "MAX_KEYS",
         "OTHER",

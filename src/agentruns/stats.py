@@ -35,7 +35,6 @@ __all__ = [
     "MAX_KEYS",
     "OTHER",
     "TOKEN_KINDS",
-    "KeyedCall",
     "LargeRun",
     "RunFacts",
     "RunStats",
