@@ -9,12 +9,11 @@ import json
 from pathlib import Path
 from typing import Any
 
-from click.testing import CliRunner
 from hypothesis import given
 from hypothesis import strategies as st
 
-from agentruns.cli import main
 from tests._settings import PROPERTY_SETTINGS
+from tests._stats import stats_json
 
 Json = dict[str, Any]
 KINDS = ("input_tokens", "cached_input_tokens", "output_tokens", "reasoning_output_tokens")
@@ -30,12 +29,7 @@ FORK = "0199a0b0-0000-7000-8000-000000000001"
 
 
 def _stats(folder: Path) -> Json:
-    options = ["--no-cache", "--output-format", "json", "-j", "1", "--timezone", "UTC"]
-    result = CliRunner().invoke(main, ["stats", *options, str(folder)])
-    assert result.exit_code == 0, result.output
-    shown = json.loads(result.output)
-    assert isinstance(shown, dict)
-    return shown
+    return stats_json("--no-cache", "--timezone", "UTC", str(folder))
 
 
 def _dump(path: Path, lines: list[Json]) -> None:

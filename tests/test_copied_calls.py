@@ -12,13 +12,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from click.testing import CliRunner
 from hypothesis import given
 from hypothesis import strategies as st
 
-from agentruns.cli import main
 from agentruns.stats import RunFacts, RunStats
 from tests._settings import PROPERTY_SETTINGS
+from tests._stats import stats_json
 
 Json = dict[str, Any]
 SONNET = "claude-sonnet-4-20250514"
@@ -72,13 +71,7 @@ def _write(folder: Path, files: dict[str, list[Json]]) -> Path:
 
 
 def _stats(*args: str) -> Json:
-    result = CliRunner().invoke(
-        main, ["stats", "--output-format", "json", "-j", "1", "--timezone", "UTC", *args]
-    )
-    assert result.exit_code == 0, result.output
-    shown = json.loads(result.output)
-    assert isinstance(shown, dict)
-    return shown
+    return stats_json("--timezone", "UTC", *args)
 
 
 def _resumed(*, request: bool = True) -> dict[str, list[Json]]:

@@ -21,6 +21,7 @@ from agentruns import _prices
 from agentruns._slots import USAGE_SLOT
 from agentruns.cli import main
 from tests._settings import PROPERTY_SETTINGS
+from tests._stats import stats_json
 from tests.test_stats_days import _session
 
 SONNET = "claude-sonnet-4-20250514"
@@ -103,13 +104,7 @@ def test_calls_priced_together_cost_what_they_cost_one_by_one(made: list[_prices
 
 
 def _stats(*args: str) -> dict[str, Any]:
-    result = CliRunner().invoke(
-        main, ["stats", "--output-format", "json", "-j", "1", "--no-cache", *args]
-    )
-    assert result.exit_code == 0, result.output
-    shown = json.loads(result.output)
-    assert isinstance(shown, dict)
-    return shown
+    return stats_json("--no-cache", *args)
 
 
 def test_a_sessions_cost_is_booked_on_the_day_of_each_call(tmp_path: Path) -> None:

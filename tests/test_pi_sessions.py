@@ -11,11 +11,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from click.testing import CliRunner
 
 from agentruns.canonical import STEP_FAILED
-from agentruns.cli import main
 from agentruns.transcripts import detect, load
+from tests._stats import stats_json
 
 Json = dict[str, Any]
 SESSION = "11111111-2222-3333-4444-555555555555"
@@ -83,12 +82,7 @@ def _write(path: Path, lines: list[Json]) -> Path:
 
 
 def _stats(folder: Path) -> Json:
-    options = ["--no-cache", "--output-format", "json", "-j", "1", "--timezone", "UTC"]
-    result = CliRunner().invoke(main, ["stats", *options, str(folder)])
-    assert result.exit_code == 0, result.output
-    shown = json.loads(result.output)
-    assert isinstance(shown, dict)
-    return shown
+    return stats_json("--no-cache", "--timezone", "UTC", str(folder))
 
 
 def test_a_pi_session_file_is_recognized_and_read(tmp_path: Path) -> None:

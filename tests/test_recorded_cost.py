@@ -11,7 +11,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from click.testing import CliRunner
 from hypothesis import given
 from hypothesis import strategies as st
 from pydantic import MISSING
@@ -20,22 +19,16 @@ from agentruns import _prices
 from agentruns._prices import RECORDED, recorded_usd
 from agentruns._slots import USAGE_SLOT
 from agentruns.canonical import Run
-from agentruns.cli import main
 from agentruns.stats import RunFacts
 from tests._settings import PROPERTY_SETTINGS
+from tests._stats import stats_json
 
 SONNET = "claude-sonnet-4-20250514"
 START = datetime(2026, 3, 1, 10, tzinfo=UTC)
 
 
 def _stats(*args: str) -> dict[str, Any]:
-    result = CliRunner().invoke(
-        main, ["stats", "--output-format", "json", "-j", "1", "--no-cache", *args]
-    )
-    assert result.exit_code == 0, result.output
-    shown = json.loads(result.output)
-    assert isinstance(shown, dict)
-    return shown
+    return stats_json("--no-cache", *args)
 
 
 def _claude_line(number: int, tokens: int, cost: object = MISSING) -> dict[str, Any]:

@@ -19,6 +19,7 @@ from agentruns.canonical import Run
 from agentruns.cli import main
 from agentruns.stats import RunFacts, RunStats
 from tests._settings import PROPERTY_SETTINGS
+from tests._stats import stats_json
 
 Json = dict[str, Any]
 START = datetime(2026, 3, 28, 20, 0, tzinfo=UTC)  # a daylight-saving change in Europe follows
@@ -102,13 +103,7 @@ def _by_day(lines: list[Json], zone: str) -> dict[str, int]:
 
 
 def _stats(*args: str) -> Json:
-    result = CliRunner().invoke(
-        main, ["stats", "--output-format", "json", "-j", "1", "--no-cache", *args]
-    )
-    assert result.exit_code == 0, result.output
-    shown = json.loads(result.output)
-    assert isinstance(shown, dict)
-    return shown
+    return stats_json("--no-cache", *args)
 
 
 @PROPERTY_SETTINGS
