@@ -60,8 +60,8 @@ _LEFT_OUT: ContextVar[list[str] | None] = ContextVar("agentruns_left_out", defau
 
 @contextmanager
 def left_out() -> Iterator[list[str]]:
-    """The pointers of the values the writers leave out for their depth while this is open
-    (a writer that reports no losses, ``from_canonical``, refuses the run with them)."""
+    """The values the writers leave out while this is open, each as ``pointer: why`` (a
+    writer that reports no losses, ``from_canonical``, refuses the run with them)."""
     found: list[str] = []
     token = _LEFT_OUT.set(found)
     try:
@@ -70,8 +70,8 @@ def left_out() -> Iterator[list[str]]:
         _LEFT_OUT.reset(token)
 
 
-def note_left_out(pointer: str) -> None:
-    """A writer left out the value at ``pointer`` (in the record it writes) for its depth."""
+def note_left_out(pointer: str, why: str) -> None:
+    """A writer left out the value at ``pointer`` (in the record it writes), for ``why``."""
     found = _LEFT_OUT.get()
     if found is not None:
-        found.append(pointer)
+        found.append(f"{pointer}: {why}")

@@ -420,9 +420,8 @@ def from_canonical(run: Run, to: type[M]) -> Written[M]:
     except Exception as error:  # a value the format's schema refuses
         raise ConversionError(f"writing {target.name} failed: {_brief(error)}") from error
     if gone:  # nothing here reports a loss: a value left out is the run's refusal
-        where = ", ".join(gone)
         raise ConversionError(
-            f"writing {target.name} failed: {where}: nested deeper than its models validate "
+            f"writing {target.name} failed: {'; '.join(gone)} "
             "(convert reports such a value lost and writes the rest)"
         )
     return written

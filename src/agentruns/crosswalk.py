@@ -23,7 +23,7 @@ from typing import Any, Final, Generic, Literal, TypeVar
 
 from pydantic import MISSING, BaseModel, JsonValue, ValidationError
 
-from agentruns._depth import nests, note_left_out
+from agentruns._depth import note_left_out
 from agentruns._pointer import escape
 from agentruns._results import Derived
 from agentruns.canonical import Run
@@ -458,35 +458,30 @@ class Crosswalk(Generic[M, K]):
 
     def _remake(self, fields: dict[str, object], error: ValidationError, at: str = "") -> M:
         """The model of ``fields`` that the model refused (``error``), without the values it
-        can be made without: a named extra property it cannot hold, and a value in an
-        optional field refused only for nesting deeper than pydantic-core validates (a tool's
-        arguments 260 levels deep). The trip back finds them missing, so the conversion
-        carries each or reports it lost at its own pointer (the one depth policy,
-        ``agentruns._depth``). Any other refusal is the run's, raised as it was."""
+        can be made without: a named extra property it cannot hold, and the value of an
+        optional field its schema refuses (a tool's arguments 260 levels deep, past what
+        pydantic-core validates; a token count past the target's 32-bit range). The trip back
+        finds them missing, so the conversion carries each or reports it lost at its own
+        pointer (``from_canonical``, which reports no losses, refuses the run naming them).
+        A required field refused, or a refusal of the object as a whole, is the run's,
+        raised as it was."""
         named = self.extras.named if self.extras is not None else {}
-        refused: dict[str, list[str]] = {}
+        refused: dict[str, list[tuple[str, str]]] = {}
         for item in error.errors(include_url=False):
-            if item["loc"]:
-                refused.setdefault(str(item["loc"][0]), []).append(item["type"])
-        if not refused or not all(
-            name in named or self._too_deep(name, fields.get(name), kinds)
-            for name, kinds in refused.items()
-        ):
+            if not item["loc"]:
+                raise error  # the object as a whole (a rule of the schema across its fields)
+            refused.setdefault(str(item["loc"][0]), []).append((item["type"], item["msg"]))
+        if not refused or not all(name in named or self._optional(name) for name in refused):
             raise error
-        for name in refused:
+        for name, said in refused.items():
             if name not in named:
-                note_left_out(f"{at}/{escape(self.wire(name))}")
+                note_left_out(f"{at}/{escape(self.wire(name))}", _why(said))
         return self.model(**{k: v for k, v in fields.items() if k not in refused})
 
-    def _too_deep(self, name: str, value: object, kinds: list[str]) -> bool:
-        """Whether the optional field ``name`` was refused for its value's depth alone."""
+    def _optional(self, name: str) -> bool:
+        """Whether the model can be made without the field ``name``."""
         info = self.model.model_fields.get(name)
-        return (
-            info is not None
-            and not info.is_required()
-            and not _DEPTH_ERRORS.isdisjoint(kinds)
-            and nests(value)
-        )
+        return info is not None and not info.is_required()
 
     def _plan(self) -> _Compiled[M, K]:
         compiled = self._compiled
@@ -536,9 +531,18 @@ class Crosswalk(Generic[M, K]):
 _ABSENT: Final = object()
 """A property an object does not have (in the generated readers: ``None`` is a value)."""
 
-_DEPTH_ERRORS = frozenset({"invalid-json-value", "recursion_depth_exceeded"})
 """What pydantic-core says of a value past its recursion guard (the first behind a JSON
 value's own error)."""
+
+
+def _why(said: list[tuple[str, str]]) -> str:
+    """Why a writer left a value out (pydantic's refusals of it: type, message)."""
+    if any(kind in _DEPTH_ERRORS for kind, _ in said):
+        return "nested deeper than its models validate"
+    return f"its schema refuses the value ({said[0][1]})"
+
+
+_DEPTH_ERRORS = frozenset({"invalid-json-value", "recursion_depth_exceeded"})
 
 
 def _first_paragraph(doc: str | None) -> str:
