@@ -225,3 +225,18 @@ def test_a_records_cost_is_what_its_runs_state_and_the_rest_unknown(run: Run) ->
     assert facts.prices == RECORDED
     assert sum(cost for _, _, cost in facts.cost) == pytest.approx(usd)
     assert sum(facts.unpriced.values()) == unpriced
+
+
+def test_a_session_whose_every_response_records_its_cost_imports_with_it(
+    tmp_path: Path,
+) -> None:
+    """The run's ``cost_usd`` is their sum; one response that records none leaves the run's
+    cost unknown (its record states none; ``stats`` of the folder prices that call)."""
+    from agentruns.transcripts import load
+
+    every = _claude_session(
+        tmp_path / "every", [_claude_line(0, 10, 0.5), _claude_line(1, 20, 0.25)]
+    )
+    assert load(every).run.cost_usd == pytest.approx(0.75)
+    some = _claude_session(tmp_path / "some", [_claude_line(0, 10, 0.5), _claude_line(1, 20)])
+    assert load(some).run.cost_usd is MISSING

@@ -190,6 +190,9 @@ class Reading:
                 cost=counted.cost,
                 key=call_key(ident, counted.request),
             )
+        costs = [counted.cost for counted in self.usage.values()]
+        if costs and None not in costs:  # every response recorded its cost: the stream's
+            summary.cost_usd = sum(cost for cost in costs if cost is not None)
         summary.final_text = self.texts[-1] if self.texts else None
         if summary.started_at is not None and summary.ended_at is not None:
             summary.duration_ms = millis(summary.started_at, summary.ended_at)
