@@ -150,8 +150,8 @@ def _plain(document: dict[str, object]) -> JsonValue:
 def needed(run: Run, to: str) -> tuple[Derived, ...]:
     """The values format ``to`` requires that the run does not hold: what its writer would
     have to make up (an optional value it derives from the run's own data is fine); none
-    when no record of the format can hold the run at all (a value beyond what its schema
-    allows): ``to_record`` then says which."""
+    when no record of the format can hold the run at all (a required value beyond what its
+    schema allows): ``to_record`` then says which."""
     model = _model(to)
     try:
         written = format_for(model).write(run)
@@ -322,8 +322,9 @@ def _stated(derived: tuple[Derived, ...], pointer: str) -> str | None:
 
 
 def _write(fmt: Format[Any], run: Run, to: str) -> Written[BaseModel]:
-    """The run written as ``to``; a value the format's models refuse (nested deeper than
-    they validate, say) makes the run a refused record naming the value, never a crash."""
+    """The run written as ``to``; a value the format's models refuse where the writer cannot
+    leave it out (a required field: an optional one is left out, then carried or reported
+    lost) makes the run a refused record naming the value, never a crash."""
     try:
         written: Written[BaseModel] = fmt.write(run)
     except ValidationError as error:
