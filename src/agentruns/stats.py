@@ -304,11 +304,27 @@ class RunFacts:
                 None if slot is None else int(slot),
                 None if model is None else str(model),
                 str(named),
-                *(int(n) for n in counts),
+                int(read),
+                int(written),
+                int(created),
+                int(cached),
+                int(thought),
                 None if usd is None else float(usd),
                 bool(subagent),
             )
-            for key, slot, model, named, *counts, usd, subagent in calls
+            for (
+                key,
+                slot,
+                model,
+                named,
+                read,
+                written,
+                created,
+                cached,
+                thought,
+                usd,
+                subagent,
+            ) in calls
         ]
         tool_calls = value.get("tool_calls", [])
         if not isinstance(tool_calls, list):
@@ -872,11 +888,21 @@ def _facts_of(transcript: Transcript) -> RunFacts:
     for summary in _streams(transcript.rounds):
         for event in summary.events:
             if isinstance(event, ToolCall) and event.key is not None:
-                facts.tool_calls.append((event.key, event.name, event.is_error))
+                facts.tool_calls.append((_identity(event.key), event.name, event.is_error))
     facts.usage = _usage(transcript.rounds, facts.started)
     facts.models = _by_model(facts, transcript.rounds)
     _price(facts, transcript.rounds)
     return facts
+
+
+def _identity(key: str) -> str:
+    """A call's identity as the facts keep it: a 128-bit digest of what the reader said
+    (message and request ids run to 90 characters; a history's cache held each twice)."""
+    from base64 import urlsafe_b64encode
+    from hashlib import blake2b
+
+    digest = blake2b(key.encode("utf-8", "surrogatepass"), digest_size=16).digest()
+    return urlsafe_b64encode(digest).decode("ascii")
 
 
 def _streams(rounds: Sequence[Summary]) -> Iterator[Summary]:
@@ -964,7 +990,8 @@ def _price(facts: RunFacts, rounds: Sequence[Summary]) -> None:
             if key is not None:
                 named = called_model or model or "(none)"
                 counts = (read, written, cache_written, cache_read, call[9])
-                keyed.append(((key, slot, called_model, named, *counts, usd, subagent), index))
+                known = (_identity(key), slot, called_model, named, *counts, usd, subagent)
+                keyed.append((known, index))
         pending.extend(
             (child, child.main_model or facts.model, covered or stated is not None, True)
             for child in summary.children
