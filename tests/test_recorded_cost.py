@@ -240,3 +240,17 @@ def test_a_session_whose_every_response_records_its_cost_imports_with_it(
     assert load(every).run.cost_usd == pytest.approx(0.75)
     some = _claude_session(tmp_path / "some", [_claude_line(0, 10, 0.5), _claude_line(1, 20)])
     assert load(some).run.cost_usd is MISSING
+
+
+@pytest.mark.parametrize("cost", ["1e400", "true", '"0.5"'])
+def test_an_opencode_cost_that_is_no_finite_number_is_no_cost(tmp_path: Path, cost: str) -> None:
+    """One meaning of a recorded cost for every reader (``recorded_usd``): the run states none,
+    and stats prices the message from the table instead."""
+    from agentruns.transcripts import load
+
+    _opencode(tmp_path)
+    for message in (tmp_path / "storage" / "message").rglob("*.json"):
+        text = message.read_text()
+        message.write_text(text.replace('"cost": 0.05', f'"cost": {cost}'))
+    run = load(f"{tmp_path / 'storage'}#ses_A", "opencode-storage").run
+    assert run.cost_usd == pytest.approx(0.02)  # the other message's cost alone

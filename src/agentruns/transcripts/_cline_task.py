@@ -185,17 +185,17 @@ def _request(text: str, summary: Summary) -> None:
     counts = {
         key: _int(info.get(key)) for key in ("tokensIn", "tokensOut", "cacheWrites", "cacheReads")
     }
-    cost = info.get("cost")
+    cost = recorded_usd(info.get("cost"))
     if any(counts.values()):
         summary.add_usage(
             input=counts["tokensIn"] + counts["cacheWrites"] + counts["cacheReads"],
             output=counts["tokensOut"],
             cache_creation=counts["cacheWrites"],
             cache_read=counts["cacheReads"],
-            cost=recorded_usd(cost),
+            cost=cost,
         )
-    if isinstance(cost, int | float) and not isinstance(cost, bool):
-        summary.cost_usd = (summary.cost_usd or 0.0) + float(cost)
+    if cost is not None:
+        summary.cost_usd = (summary.cost_usd or 0.0) + cost
 
 
 def _int(value: JsonValue | MISSING) -> int:

@@ -308,7 +308,7 @@ def _message(
         return
     if role != "assistant":
         return
-    cost = message.get("cost")
+    cost = recorded_usd(message.get("cost"))
     tokens = message.get("tokens")
     if isinstance(tokens, dict):
         cache = tokens.get("cache")
@@ -324,10 +324,10 @@ def _message(
             reasoning=reasoning,
             model=model if isinstance(model, str) else None,
             at=at,
-            cost=recorded_usd(cost),
+            cost=cost,
         )
-    if isinstance(cost, int | float) and not isinstance(cost, bool):
-        summary.cost_usd = (summary.cost_usd or 0.0) + float(cost)
+    if cost is not None:
+        summary.cost_usd = (summary.cost_usd or 0.0) + cost
     for part in parts:
         _part(part, summary, texts, at)
 

@@ -166,7 +166,7 @@ def _message(
         if isinstance(usage, dict):
             read_, write = _int(usage.get("cacheRead")), _int(usage.get("cacheWrite"))
             cost = usage.get("cost")
-            total = cost.get("total") if isinstance(cost, dict) else None
+            total = recorded_usd(cost.get("total")) if isinstance(cost, dict) else None
             summary.add_usage(
                 input=_int(usage.get("input")) + read_ + write,
                 output=_int(usage.get("output")),
@@ -174,11 +174,11 @@ def _message(
                 cache_read=read_,
                 model=model if isinstance(model, str) else None,
                 at=at,
-                cost=recorded_usd(total),
+                cost=total,
                 key=key,
             )
-            if isinstance(total, int | float) and not isinstance(total, bool):
-                summary.cost_usd = (summary.cost_usd or 0.0) + float(total)
+            if total is not None:
+                summary.cost_usd = (summary.cost_usd or 0.0) + total
         for block in blocks:
             if block.get("type") == "text" and isinstance(block.get("text"), str):
                 text = str(block["text"])
