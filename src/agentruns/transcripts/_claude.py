@@ -147,9 +147,7 @@ def read(path: str, summary: Summary) -> None:
         elif isinstance(event, ResultEvent):
             result = event
     _close(summary, result, last_texts, reasons)
-    for call in pending.values():
-        if call.result is None:
-            summary.problem(call.line, f"tool call {call.call_id!r} ({call.name}) has no result")
+    summary.unanswered(pending)
 
 
 def _blocks(content: str | list[JsonValue], line: int, summary: Summary) -> list[Block]:

@@ -31,7 +31,7 @@ from agentruns.transcripts._claude import (
     _blocks,
     result_text,
 )
-from agentruns.transcripts._stream import JsonObject, events, millis, rfc3339
+from agentruns.transcripts._stream import JsonObject, events, rfc3339
 from agentruns.transcripts._summary import Message, Summary, ToolCall
 from agentruns_generated._json import JsonValue
 
@@ -193,15 +193,8 @@ class Reading:
         costs = [counted.cost for counted in self.usage.values()]
         if costs and None not in costs:  # every response recorded its cost: the stream's
             summary.cost_usd = sum(cost for cost in costs if cost is not None)
-        summary.final_text = self.texts[-1] if self.texts else None
-        if summary.started_at is not None and summary.ended_at is not None:
-            summary.duration_ms = millis(summary.started_at, summary.ended_at)
-        summary.ending = "completed"  # a session has no closing event: it ended
-        for call in self.pending.values():
-            if call.result is None:
-                summary.problem(
-                    call.line, f"tool call {call.call_id!r} ({call.name}) has no result"
-                )
+        summary.saved(self.texts)
+        summary.unanswered(self.pending)
 
 
 def call_key(ident: str, request: str | None) -> str | None:
@@ -362,8 +355,7 @@ def _cover(summary: Summary) -> None:
     for child in summary.children:
         summary.seen(child.started_at)
         summary.seen(child.ended_at)
-    if summary.started_at is not None and summary.ended_at is not None:
-        summary.duration_ms = millis(summary.started_at, summary.ended_at)
+    summary.timed()
 
 
 def child_reading(parent: Summary, path: str, call: str | None) -> Reading:

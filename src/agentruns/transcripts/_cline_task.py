@@ -26,7 +26,7 @@ from agentruns.transcripts._claude import (
     _blocks,
     result_text,
 )
-from agentruns.transcripts._stream import JsonObject, epoch_ms, events, millis
+from agentruns.transcripts._stream import JsonObject, epoch_ms, events
 from agentruns.transcripts._summary import Message, Summary, ToolCall
 from agentruns_generated._json import JsonValue
 
@@ -96,8 +96,7 @@ HARNESS = "cline-task"
 
 
 def _close(summary: Summary) -> None:
-    if summary.started_at is not None and summary.ended_at is not None:
-        summary.duration_ms = millis(summary.started_at, summary.ended_at)
+    summary.timed()
     summary.ending = "completed"
 
 

@@ -24,7 +24,7 @@ from datetime import datetime
 
 from pydantic import MISSING
 
-from agentruns.transcripts._stream import JsonObject, compact, events, millis, rfc3339
+from agentruns.transcripts._stream import JsonObject, compact, events, rfc3339
 from agentruns.transcripts._summary import Message, Summary, ToolCall
 from agentruns_generated._json import JsonValue
 
@@ -85,13 +85,8 @@ def read(path: str, summary: Summary) -> None:
                         before = _counted(total, before, model, summary, at, place)
         else:
             summary.skipped[kind if isinstance(kind, str) else "?"] += 1
-    summary.final_text = texts[-1] if texts else None
-    if summary.started_at is not None and summary.ended_at is not None:
-        summary.duration_ms = millis(summary.started_at, summary.ended_at)
-    summary.ending = "completed"
-    for call in pending.values():
-        if call.result is None:
-            summary.problem(call.line, f"tool call {call.call_id!r} ({call.name}) has no result")
+    summary.saved(texts)
+    summary.unanswered(pending)
 
 
 @dataclass

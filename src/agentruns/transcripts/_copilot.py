@@ -16,7 +16,7 @@ from datetime import datetime
 
 from pydantic import MISSING
 
-from agentruns.transcripts._stream import JsonObject, compact, events, millis, rfc3339
+from agentruns.transcripts._stream import JsonObject, compact, events, rfc3339
 from agentruns.transcripts._summary import Message, Summary, ToolCall
 from agentruns_generated._json import JsonValue
 
@@ -174,10 +174,7 @@ def _close(reading: _Reading, shutdown: JsonObject | None) -> None:
             summary.models[current] += out
     elif reading.output:
         summary.output_tokens = reading.output
-    summary.final_text = reading.texts[-1] if reading.texts else None
-    if summary.started_at is not None and summary.ended_at is not None:
-        summary.duration_ms = millis(summary.started_at, summary.ended_at)
-    summary.ending = "completed"
+    summary.saved(reading.texts)
 
 
 def _count(details: JsonObject, key: str) -> int:

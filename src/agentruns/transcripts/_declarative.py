@@ -26,11 +26,10 @@ from agentruns.transcripts._stream import (
     compact,
     events,
     has,
-    millis,
     pick,
     rfc3339,
 )
-from agentruns.transcripts._summary import Message, Summary, ToolCall
+from agentruns.transcripts._summary import Message, Summary, ToolCall, millis
 from agentruns_generated._json import JsonValue
 
 ParserName = Literal[

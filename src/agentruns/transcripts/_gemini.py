@@ -16,7 +16,7 @@ from datetime import datetime
 
 from pydantic import MISSING
 
-from agentruns.transcripts._stream import JsonObject, compact, events, millis, rfc3339
+from agentruns.transcripts._stream import JsonObject, compact, events, rfc3339
 from agentruns.transcripts._summary import Message, Summary, ToolCall
 from agentruns_generated._json import JsonValue
 
@@ -52,10 +52,7 @@ def read(path: str, summary: Summary) -> None:
     texts: list[str] = []
     for line, message in messages.values():
         _message(message, line, summary, texts)
-    summary.final_text = texts[-1] if texts else None
-    if summary.started_at is not None and summary.ended_at is not None:
-        summary.duration_ms = millis(summary.started_at, summary.ended_at)
-    summary.ending = "completed"
+    summary.saved(texts)
 
 
 def _key(message: JsonObject, order: int) -> str:

@@ -25,7 +25,7 @@ from pydantic import MISSING
 from agentruns._prices import recorded_usd
 from agentruns.errors import InputError
 from agentruns.io import MAX_RECORD_SIZE
-from agentruns.transcripts._stream import JsonObject, compact, epoch_ms, millis
+from agentruns.transcripts._stream import JsonObject, compact, epoch_ms
 from agentruns.transcripts._summary import Message, Summary, ToolCall
 from agentruns_generated._json import JsonValue
 
@@ -280,10 +280,7 @@ def _session(found: _Session, summary: Summary) -> None:
     texts: list[str] = []
     for message in messages:
         _message(message, parts.get(str(message.get("id")), []), summary, texts)
-    summary.final_text = texts[-1] if texts else None
-    if summary.started_at is not None and summary.ended_at is not None:
-        summary.duration_ms = millis(summary.started_at, summary.ended_at)
-    summary.ending = "completed"
+    summary.saved(texts)
 
 
 def _int(value: JsonValue) -> int:

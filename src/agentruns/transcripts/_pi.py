@@ -22,7 +22,7 @@ from datetime import datetime
 from pydantic import MISSING
 
 from agentruns._prices import recorded_usd
-from agentruns.transcripts._stream import JsonObject, compact, epoch_ms, events, millis, rfc3339
+from agentruns.transcripts._stream import JsonObject, compact, epoch_ms, events, rfc3339
 from agentruns.transcripts._summary import Message, Summary, ToolCall
 from agentruns_generated._json import JsonValue
 
@@ -72,13 +72,8 @@ def read_session(path: str, summary: Summary) -> None:
             )
         else:
             summary.skipped[kind if isinstance(kind, str) else "?"] += 1
-    summary.final_text = texts[-1] if texts else None
-    if summary.started_at is not None and summary.ended_at is not None:
-        summary.duration_ms = millis(summary.started_at, summary.ended_at)
-    summary.ending = "completed"  # a session has no closing event: it ended
-    for call in pending.values():
-        if call.result is None:
-            summary.problem(call.line, f"tool call {call.call_id!r} ({call.name}) has no result")
+    summary.saved(texts)
+    summary.unanswered(pending)
 
 
 def _int(value: JsonValue) -> int:
@@ -112,8 +107,7 @@ def read(path: str, summary: Summary) -> None:
         elif not isinstance(kind, str) or kind not in _TYPES:
             summary.skipped[kind if isinstance(kind, str) else "?"] += 1
     summary.final_text = texts[-1] if texts else None
-    if summary.started_at is not None and summary.ended_at is not None:
-        summary.duration_ms = millis(summary.started_at, summary.ended_at)
+    summary.timed()
     if ended:
         summary.ending = "completed"
     else:

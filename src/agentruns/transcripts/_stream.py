@@ -207,11 +207,6 @@ def epoch_ms(value: JsonValue) -> datetime | None:
         return None
 
 
-def millis(start: datetime, end: datetime) -> int:
-    delta = end - start
-    return (delta.days * 86_400_000) + (delta.seconds * 1000) + (delta.microseconds // 1000)
-
-
 def compact(value: JsonValue) -> str:
     """A value as text the way eval-magic writes a non-string result: compact JSON."""
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"))

@@ -266,6 +266,26 @@ class Summary:
         if self.agent_version is None and isinstance(version, str) and version:
             self.agent_version = version
 
+    def timed(self) -> None:
+        """The run's duration: the time its events span, where they have times."""
+        if self.started_at is not None and self.ended_at is not None:
+            self.duration_ms = millis(self.started_at, self.ended_at)
+
+    def saved(self, texts: list[str]) -> None:
+        """A session file read to its end: it has no closing event (an agent saves one as it
+        goes), so its end is its last event. The run completed, its answer is the last text
+        the agent said, its time is what its events span, and a tool call still waiting for
+        its result is a problem of the file (at the line of the call)."""
+        self.final_text = texts[-1] if texts else None
+        self.timed()
+        self.ending = "completed"
+
+    def unanswered(self, pending: dict[str, ToolCall]) -> None:
+        """A problem for each call of ``pending`` that no result answered."""
+        for call in pending.values():
+            if call.result is None:
+                self.problem(call.line, f"tool call {call.call_id!r} ({call.name}) has no result")
+
     def seen(self, at: datetime | None) -> None:
         """Widen the run's time span to include ``at`` (streams are not always in order)."""
         if at is None:
@@ -274,6 +294,12 @@ class Summary:
             self.started_at = at
         if self.ended_at is None or at > self.ended_at:
             self.ended_at = at
+
+
+def millis(start: datetime, end: datetime) -> int:
+    """Milliseconds from ``start`` to ``end`` (whole ones: a run's duration)."""
+    delta = end - start
+    return (delta.days * 86_400_000) + (delta.seconds * 1000) + (delta.microseconds // 1000)
 
 
 def top_model(models: Counter[str]) -> str | None:
