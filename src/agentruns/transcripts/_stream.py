@@ -74,7 +74,26 @@ def opens_a_document(head: bytes) -> bool:
     try:
         json.loads(text[:end])
     except ValueError:
-        return True
+        # an object over several lines, or JSON Lines whose first line is broken: the
+        # lines say which (one broken line must not cost the file's others)
+        return not _stands_alone(text[end + 1 :])
+    return False
+
+
+def _stands_alone(rest: bytes) -> bool:
+    """Whether a complete line of ``rest`` is a JSON object of its own, unindented and not
+    empty: a line of JSON Lines. No line of a document printed over several lines is one
+    (each member of a non-empty object has a line of its own, and with an indent the object
+    is indented), so a broken first line does not make JSON Lines a broken document."""
+    for line in rest.split(b"\n")[:-1]:  # (the last is not known to be whole)
+        if not line.startswith(b"{"):
+            continue
+        try:
+            value = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(value, dict) and value:
+            return True
     return False
 
 
