@@ -167,8 +167,8 @@ def _identity(path: str) -> tuple[str, object]:
 
 
 class Records:
-    """Where converted records go: JSON Lines, or one JSON document (a ``.json`` output, or
-    a single JSON input on stdout). The one place the policy lives, for the command and the
+    """Where converted records go: JSON Lines, or one JSON document (a ``.json`` output).
+    The one place the policy lives, for the command and the
     cluster alike: a second record cannot join a JSON document (``OutputError``), and a JSON
     output that got no record is not written (an empty file is no JSON document)."""
 
@@ -192,13 +192,14 @@ class Records:
 
 def writes_lines(output: str, inputs: Sequence[str], jsonl: bool) -> bool:
     """Whether converted records are written as JSON Lines: when the output file's name says
-    so, or, on stdout or a FIFO or device, when any input is JSONL or standard input (whose
-    layout is known only once read: one record is one line, JSON and JSON Lines alike), or
-    ``jsonl`` is asked."""
+    so, or, on stdout or a FIFO or device, when there is any input (an input's layout is
+    known only once it is read: standard input, or a file named ``.json`` that holds JSON
+    Lines; on a stream one record is one line, JSON and JSON Lines alike), or ``jsonl`` is
+    asked."""
     from agentruns.io import layout_of
 
     if output == "-" or not is_regular_or_new(output):
-        return jsonl or any(path == "-" or layout_of(path) == "jsonl" for path in inputs)
+        return jsonl or bool(inputs)
     return layout_of(output) == "jsonl"
 
 

@@ -214,6 +214,8 @@ def read_raw(
         stream: IO[bytes] | _Prefixed = opened
         if path == "-" and layout is None:
             stream, chosen = _sniffed(opened, max_size)
+        elif chosen == "json" and layout is None:
+            stream, chosen = _lines_in_json(opened, max_size)
         number = 0
         try:
             if chosen == "jsonl":
@@ -327,6 +329,33 @@ def _sniffed(stream: IO[bytes], max_size: int) -> tuple[_Prefixed, Layout]:
         return _Prefixed(head, stream), "jsonl"
     else:
         return _Prefixed(head, stream), "jsonl"  # the end, and no line held anything
+    return _Prefixed(head, stream), "json"
+
+
+def _lines_in_json(stream: IO[bytes], max_size: int) -> tuple[_Prefixed, Layout]:
+    """A file named as JSON that holds JSON Lines (``jq -c ... > runs.json``) is read as
+    JSON Lines: its first line that is not blank is a JSON document by itself, and another
+    line that is not blank follows it. Read as one document, its second record was "extra
+    data" that cost the file's every record. Anything else is one document as before (one
+    spread over lines, a single line, an empty file: refused as it was). The lines read to
+    decide are read again by the reader; a line is read once at most, however long."""
+    limit = max_size + len(_BOM) + 2
+    head = b""
+    first = None
+    while line := stream.readline(limit):
+        head += line
+        body = line.removeprefix(_BOM).strip() if first is None else line.strip()
+        if not body:
+            continue
+        if first is not None:  # a second line that holds something: is the first whole?
+            try:
+                json.loads(first)
+            except (ValueError, RecursionError):
+                break
+            return _Prefixed(head, stream), "jsonl"
+        if not line.endswith(b"\n"):
+            break  # the last line, or one too long to be a record
+        first = body
     return _Prefixed(head, stream), "json"
 
 
