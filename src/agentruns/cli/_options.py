@@ -129,7 +129,10 @@ def _output_format(function: Callable[..., None]) -> Callable[..., None]:
 
 
 _jsonl_option = click.option(
-    "--jsonl", is_flag=True, help="Read every input as JSON Lines (default: by extension)."
+    "--jsonl",
+    is_flag=True,
+    help="Read every input as JSON Lines (default: by extension, and a .json file whose "
+    "first line is a whole record and is followed by more is lines).",
 )
 _rejects_option = click.option(
     "--rejects", help="Write rejected records here (JSONL: the original text and the error)."
