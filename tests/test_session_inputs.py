@@ -1,6 +1,6 @@
 """A session file given where run records are expected is recognized as what it is: ``detect``
-names its harness, ``validate`` says once that it holds no records (and what reads it), ``show``
-shows the run it is. Files of records are never taken for sessions."""
+names its harness, ``validate`` and ``convert`` say once that it holds no records (and what
+reads it), ``show`` shows the run it is. Files of records are never taken for sessions."""
 
 from __future__ import annotations
 
@@ -61,6 +61,34 @@ def test_validate_says_once_that_a_session_file_holds_no_records(session: Path) 
     assert said.count("not run records") == 1
     assert "agentruns import" in said
     assert "unknown format" not in said
+
+
+@pytest.mark.parametrize("session", SESSIONS, ids=lambda p: p.name)
+def test_convert_says_once_that_a_session_file_holds_no_records(
+    session: Path, tmp_path: Path
+) -> None:
+    """Not one "unknown format" rejection a line: the file is named once, with the command
+    that makes records of it in the format asked for."""
+    code, out, err = _run(
+        "convert", "--to", "atif", "-o", str(tmp_path / "out.jsonl"), str(session)
+    )
+    assert code == 1
+    said = out + err
+    assert said.count("not run records") == 1
+    assert "agentruns import --to atif" in said
+    assert "unknown format" not in said
+    assert "rejected" not in said.replace("0 rejected", "")
+
+
+def test_convert_converts_the_records_beside_a_session_file(tmp_path: Path) -> None:
+    session = LOGS / "claude-session" / "spotter-short.jsonl"
+    record = FIXTURES / "portable.min.json"
+    out = tmp_path / "out.jsonl"
+    code, _, err = _run("convert", "--to", "cortex", "-o", str(out), str(session), str(record))
+    assert code == 1, err  # the session is not converted: said, and the exit says so
+    assert len(out.read_text().splitlines()) == 1
+    assert "1 converted" in err
+    assert "1 session file, not records" in err
 
 
 def test_show_shows_the_run_a_session_file_is() -> None:

@@ -9,7 +9,7 @@ import click
 
 from agentruns._output import Records, writes_lines
 from agentruns._report import OutputFormat, Reporter
-from agentruns.batch import Outcome, convert_document
+from agentruns.batch import Outcome, Tally, convert_document
 from agentruns.cli._app import main
 from agentruns.cli._exits import EXIT_INVALID, EXIT_OK, _err, _Usage
 from agentruns.cli._options import (
@@ -33,6 +33,7 @@ from agentruns.cli._records import (
     _unreadable_note,
     _write,
 )
+from agentruns.cli._sessions import _not_records, _split_sessions
 from agentruns.errors import OutputError
 from agentruns.io import Raw
 from agentruns.pipeline import run
@@ -116,13 +117,19 @@ def convert_command(
                 if each_loss:
                     _say_losses(raw, outcome, messages)
 
-        with _shown(_progress(quiet, "converted", inputs)) as progress:
-            tally = run(
-                _batch(work, inputs, jsonl, jobs, max_record_size),
-                accepted=accepted,
-                rejected=partial(_reject, out=reject_out, messages=messages),
-                each=partial(_tick, progress),
-            )
+        # a session file is said once, not rejected line by line as records of no format
+        documents, sessions = _split_sessions(inputs) if source == "auto" else (inputs, [])
+        for name, harness in sessions:
+            messages.say("invalid", name, 0, _not_records(harness, to), fmt=harness)
+        tally = Tally()
+        if documents:
+            with _shown(_progress(quiet, "converted", documents)) as progress:
+                tally = run(
+                    _batch(work, documents, jsonl, jobs, max_record_size),
+                    accepted=accepted,
+                    rejected=partial(_reject, out=reject_out, messages=messages),
+                    each=partial(_tick, progress),
+                )
         records.finish()
         _commit_all(outputs)
     _err(
@@ -137,8 +144,9 @@ def convert_command(
             if tally.derived
             else ""
         )
+        + (f"; {_count(len(sessions), 'session file')}, not records" if sessions else "")
         + _unreadable_note(tally)
         + ("" if losses or not (tally.lossy or tally.derived) else "; --losses FILE lists them")
         + messages.summary("--rejects FILE keeps every one; --max-errors 0 prints all")
     )
-    sys.exit(EXIT_INVALID if tally.rejected or tally.unreadable else EXIT_OK)
+    sys.exit(EXIT_INVALID if tally.rejected or tally.unreadable or sessions else EXIT_OK)

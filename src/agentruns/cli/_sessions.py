@@ -89,10 +89,13 @@ def _as_sessions(inputs: tuple[str, ...]) -> tuple[list[str], list[str]]:
     return [name for name in inputs if name not in sessions], sessions
 
 
-_NOT_RECORDS = (
-    "a {harness} file, not run records: `agentruns import` makes records of it; "
-    "`agentruns show` and `agentruns stats` read it as it is"
-)
+def _not_records(harness: str, to: str | None = None) -> str:
+    """What a command of run records says of a session file given to it (once a file)."""
+    making = f"`agentruns import --to {to}`" if to is not None else "`agentruns import`"
+    return (
+        f"a {harness} file, not run records: {making} makes records of it; "
+        "`agentruns show` and `agentruns stats` read it as it is"
+    )
 
 
 def _sessions_among(transcripts: tuple[str, ...], harness: str) -> bool:

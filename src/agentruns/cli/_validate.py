@@ -20,7 +20,7 @@ from agentruns.cli._options import (
 )
 from agentruns.cli._progress import _progress, _tick
 from agentruns.cli._records import _batch, _count, _say_problems, _shown, _unreadable_note
-from agentruns.cli._sessions import _NOT_RECORDS, _split_sessions
+from agentruns.cli._sessions import _not_records, _split_sessions
 from agentruns.pipeline import run
 
 
@@ -48,7 +48,7 @@ def validate_command(
     report = Reporter(shape, max_errors, quiet)
     inputs, sessions = _split_sessions(files or ("-",)) if fmt == "auto" else (files or ("-",), [])
     for name, harness in sessions:  # one message for the file, not one per line
-        report.say("invalid", name, 0, _NOT_RECORDS.format(harness=harness), fmt=harness)
+        report.say("invalid", name, 0, _not_records(harness), fmt=harness)
     tally = Tally()
     if inputs:
         with _shown(_progress(quiet, "validated", inputs)) as progress:
