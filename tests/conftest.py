@@ -1,7 +1,9 @@
 from __future__ import annotations
 
 import os
+import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -36,3 +38,13 @@ time.tzset()
 @pytest.fixture
 def root() -> Path:
     return ROOT
+
+
+@pytest.fixture(autouse=True)
+def _recursion_limit_restored() -> Iterator[None]:
+    """Each test starts at the recursion limit the session started with: a test that raises
+    it (to write a deep document, or through ``make_room``) does not raise it for the tests
+    after it, whose outcome (and Hypothesis's examples) would then depend on what ran first."""
+    limit = sys.getrecursionlimit()
+    yield
+    sys.setrecursionlimit(limit)
