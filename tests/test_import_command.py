@@ -353,3 +353,19 @@ def test_a_broken_archive_beside_a_session_costs_only_its_own_run(tmp_path: Path
         said = [line for line in done.stderr.splitlines() if "capture.jsonl.gz" in line]
         assert said
         assert all(line.count(str(fake)) == 1 for line in said)  # the path once, not twice
+
+
+@pytest.mark.parametrize("fmt", ["agentrun", "atif", "cortex", "portable"])
+@pytest.mark.parametrize("layout", ["json", "jsonl"])
+def test_a_file_of_run_records_given_to_import_is_named_as_records(
+    fmt: str, layout: str, tmp_path: Path
+) -> None:
+    """Run records given where a session is expected: what they are and the command that
+    reads them, not only that no harness's event was found."""
+    record = json.loads((Path(__file__).parent / "fixtures" / f"{fmt}.min.json").read_text())
+    path = tmp_path / f"runs.{layout}"
+    path.write_text(json.dumps(record, indent=2 if layout == "json" else None) + "\n")
+    result = invoke("import", str(path), "--to", "atif")
+    assert result.exit_code == 1
+    assert f"{fmt} run records, not a session: `agentruns convert` converts them" in result.stderr
+    assert "--harness" in result.stderr

@@ -214,8 +214,16 @@ def detect(path: str) -> HarnessName:
     except OSError as error:
         raise TranscriptError(f"{path}: {error.strerror or error}") from None
     scratch = Summary("auto", path)
+    opening: list[JsonObject] = []  # the first event, to say what the file is if no harness's
+
+    def kept(read: Iterable[tuple[int, JsonObject]]) -> Iterator[JsonObject]:
+        for _, value in read:
+            if not opening:
+                opening.append(value)
+            yield value
+
     try:
-        voted = _vote(value for _, value in events(path, scratch))
+        voted = _vote(kept(events(path, scratch)))
     except InputError as error:
         raise TranscriptError(str(error)) from None
     except OSError as error:
@@ -229,11 +237,23 @@ def detect(path: str) -> HarnessName:
         # the reason there was no event to tell, said before the way out
         first = scratch.problems[0] if scratch.problems else None
         found = f" (line {first.line}: {first.message})" if first is not None else ""
+        if opening and (held := _records_of(opening[0])) is not None:
+            raise TranscriptError(
+                f"{path}: {held} run records, not a session: `agentruns convert` converts "
+                "them; or name the harness that wrote it (--harness)"
+            )
         raise TranscriptError(
             f"{path}: no event of a known harness in its first {_SNIFF} lines{found}; "
             "name the harness (--harness)"
         )
     return voted
+
+
+def _records_of(value: JsonObject) -> str | None:
+    """The format of run records whose every required property ``value`` has, if any."""
+    from agentruns.detect import detect as format_of
+
+    return format_of(value).format
 
 
 def _vote(values: Iterable[JsonObject]) -> HarnessName | None:
