@@ -9,7 +9,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from tests._settings import PROPERTY_SETTINGS
@@ -28,8 +28,8 @@ ROLLOUT = (
 FORK = "0199a0b0-0000-7000-8000-000000000001"
 
 
-def _stats(folder: Path) -> Json:
-    return stats_json("--no-cache", "--timezone", "UTC", str(folder))
+def _stats(folder: Path, *more: str) -> Json:
+    return stats_json("--no-cache", "--timezone", "UTC", *more, str(folder))
 
 
 def _dump(path: Path, lines: list[Json]) -> None:
@@ -166,3 +166,47 @@ def test_a_folder_of_forks_counts_each_call_once(
         _dump(folder / "sessions" / f"rollout-{name}.jsonl", lines)
     shown = _stats(folder)
     assert shown["tokens_by_kind"]["input"] == spent
+
+
+def _day_of(line: Json) -> float:
+    from datetime import datetime
+
+    return datetime.fromisoformat(str(line["timestamp"]).replace("Z", "+00:00")).timestamp()
+
+
+@PROPERTY_SETTINGS
+@given(drawn=sessions, since=st.integers(10, 14))
+@example(  # a fork made in the range of a parent last written before it
+    drawn=[(-1, [(100, 0, 10, 0)], False), (-1, [], False), (0, [], False)], since=12
+)
+def test_a_range_counts_what_the_whole_folder_counts_on_its_days(
+    drawn: list[tuple[int, list[Any], bool]], since: int, tmp_path_factory: Any
+) -> None:
+    """``--since`` leaves a file last modified before the range unopened: a fork's replay of
+    such a parent is still the parent's, counted on the parent's days, never the fork's."""
+    import os
+
+    files, _ = _folder(drawn)
+    folder = tmp_path_factory.mktemp("codex")
+    for name, lines in files.items():
+        path = folder / "sessions" / f"rollout-{name}.jsonl"
+        _dump(path, lines)
+        last = max(_day_of(line) for line in lines)
+        os.utime(path, (last, last))  # modified when its last line was written
+    day = f"2025-09-{since:02d}"
+    whole = _stats(folder)["tokens_by_day"]
+    ranged = _stats(folder, "--since", day)["tokens_by_day"]
+    assert [row for row in whole if row["day"] >= day] == ranged
+
+
+def test_a_fork_begins_when_it_was_made(tmp_path: Path) -> None:
+    """The parent's ``session_meta`` replayed in a fork says when the parent began: the
+    fork's run starts at the fork, and lasts from there."""
+    parent = [json.loads(line) for line in ROLLOUT.read_text().splitlines()]
+    own = dict.fromkeys(KINDS, 10)
+    fork = _forked(parent, "2025-09-26T09:00:00.000Z", own)
+    fork.append(_count("2025-09-26T09:05:00.000Z", {k: v + 10 for k, v in own.items()}))
+    _dump(tmp_path / f"rollout-{FORK}.jsonl", fork)
+    shown = _stats(tmp_path)
+    assert [row["day"] for row in shown["tokens_by_day"]] == ["2025-09-26"]
+    assert shown["duration_ms"]["max"] == 5 * 60_000

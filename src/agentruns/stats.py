@@ -196,6 +196,10 @@ class RunFacts:
     tool_calls: list[tuple[str, str, bool]] = field(default_factory=list)
     """The tool calls of ``tools`` a harness identifies across files: (identity, name,
     failed), counted once as the model calls are."""
+    copied: dict[str, list[str]] = field(default_factory=dict)
+    """The identities of ``calls`` and ``tool_calls`` the file holds as copies of another
+    session's (a Codex fork replays its parent's history, re-stamped at the fork), by that
+    session's id: made when that session's own file says, not when the copy says."""
 
     @classmethod
     def of(cls, run: Run, fmt: str) -> RunFacts:
@@ -332,6 +336,12 @@ class RunFacts:
         value["tool_calls"] = [
             (str(key), str(name), bool(failed)) for key, name, failed in tool_calls
         ]
+        copied = value.get("copied", {})
+        if not isinstance(copied, dict):
+            raise TypeError("copied is an object")
+        value["copied"] = {
+            str(session): [str(one) for one in ids] for session, ids in copied.items()
+        }
         return cls(**value)  # type: ignore[arg-type]
 
 
@@ -537,17 +547,32 @@ class RunStats:
     by a fork) is not counted again. Grows with the calls of such sessions, as every reader
     that dedupes them (ccusage) does. ``merge`` takes the other part's, but cannot take back
     a call both parts counted: parts merged are parts of a history that share no call."""
+    unopened_sessions: set[str] = field(default_factory=set)
+    """The sessions whose own files were left unopened as last modified before the range
+    (``--since``): a call another file holds a copy of (``RunFacts.copied``) was made in
+    such a session before the range, and is not counted in it."""
     keep_largest: int = 10
     """How many of the largest runs (by tokens) are kept for their view: memory stays bounded
     however many runs are added."""
     largest: list[LargeRun] = field(default_factory=list)
     """The largest runs so far, largest first (at most ``keep_largest``)."""
 
+    def _before_range(self, facts: RunFacts) -> set[str]:
+        """The calls of ``facts`` copied from a session whose own file was left unopened
+        as last modified before the range: made then, not when the copy says."""
+        unopened = self.unopened_sessions
+        if not facts.copied or not unopened:
+            return set()
+        return {one for session, ids in facts.copied.items() if session in unopened for one in ids}
+
     def add(self, facts: RunFacts) -> None:
         if facts.calls or facts.tool_calls:
             counted = self.counted_calls
-            again = [call for call in facts.calls if call[0] in counted]
-            tools_again = [tool for tool in facts.tool_calls if tool[0] in counted]
+            before = self._before_range(facts)
+            again = [call for call in facts.calls if call[0] in counted or call[0] in before]
+            tools_again = [
+                tool for tool in facts.tool_calls if tool[0] in counted or tool[0] in before
+            ]
             counted.update(call[0] for call in facts.calls)
             counted.update(tool[0] for tool in facts.tool_calls)
             if again or tools_again:
@@ -634,6 +659,7 @@ class RunStats:
 
     def merge(self, other: RunStats) -> None:
         self.counted_calls |= other.counted_calls
+        self.unopened_sessions |= other.unopened_sessions
         self.runs += other.runs
         self.subagent_tokens += other.subagent_tokens
         for costs, more in (
@@ -888,7 +914,10 @@ def _facts_of(transcript: Transcript) -> RunFacts:
     for summary in _streams(transcript.rounds):
         for event in summary.events:
             if isinstance(event, ToolCall) and event.key is not None:
-                facts.tool_calls.append((_identity(event.key), event.name, event.is_error))
+                known = _identity(event.key)
+                facts.tool_calls.append((known, event.name, event.is_error))
+                if event.key in summary.copied_from:
+                    facts.copied.setdefault(summary.copied_from[event.key], []).append(known)
     facts.usage = _usage(transcript.rounds, facts.started)
     facts.models = _by_model(facts, transcript.rounds)
     _price(facts, transcript.rounds)
@@ -992,6 +1021,8 @@ def _price(facts: RunFacts, rounds: Sequence[Summary]) -> None:
                 counts = (read, written, cache_written, cache_read, call[9])
                 known = (_identity(key), slot, called_model, named, *counts, usd, subagent)
                 keyed.append((known, index))
+                if key in summary.copied_from:
+                    facts.copied.setdefault(summary.copied_from[key], []).append(known[0])
         pending.extend(
             (child, child.main_model or facts.model, covered or stated is not None, True)
             for child in summary.children
@@ -1096,6 +1127,7 @@ def _add_sessions(
     from datetime import UTC, datetime
 
     from agentruns._facts_cache import identity
+    from agentruns.transcripts._codex_rollout import session_in_name
 
     # a day's margin: ``since`` is a day in the report's zone, which may begin up to 14 hours
     # before the UTC day of that date
@@ -1111,7 +1143,12 @@ def _add_sessions(
 
     def passed(path: str, status: os.stat_result) -> bool:
         if floor is not None and status.st_mtime < floor:
-            return True  # modified before the range began: nothing in it is in the range
+            # modified before the range began: nothing in it is in the range, nor any copy of
+            # its calls that another file holds (a Codex fork's replay, re-stamped in it)
+            session = session_in_name(path)
+            if session is not None:
+                stats.unopened_sessions.add(session)
+            return True
         if cache is None:
             return False
         ident = identity(path, status)

@@ -19,6 +19,8 @@ it once (in the parent, met first); a fork whose parent is not there keeps its r
 from __future__ import annotations
 
 import json
+import os
+import re
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -64,7 +66,8 @@ def read(path: str, summary: Summary) -> None:
             if isinstance(ident, str) and ident != place.session:
                 place.session, place.restarts = ident, 0  # (a fork's replay of its parent)
             summary.says_version(payload.get("cli_version"))
-            summary.seen(rfc3339(payload.get("timestamp")))
+            if ident == summary.session_id:  # (a parent's, replayed, says when it began)
+                summary.seen(rfc3339(payload.get("timestamp")))
         elif kind == "turn_context":
             if isinstance(payload.get("model"), str):
                 model = str(payload["model"])
@@ -117,6 +120,7 @@ def _counted(
         if place.session is not None:  # the call: its session, and that session's usage after it
             counts = (str(now[kind]) for kind in _KINDS)
             key = "\x00".join(["codex", place.session, str(place.restarts), *counts])
+            _copied(summary, place.session, key)
         summary.add_usage(
             input=delta["input_tokens"],
             output=delta["output_tokens"],
@@ -127,6 +131,26 @@ def _counted(
             key=key,
         )
     return now
+
+
+_NAMED = re.compile(
+    r"rollout-(?:.*-)?([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})"
+    r"\.jsonl(?:\.[a-z]+)?"
+)
+
+
+def session_in_name(path: str) -> str | None:
+    """The session a rollout's file name says it holds (``rollout-<time>-<id>.jsonl``), if
+    it is named so."""
+    found = _NAMED.fullmatch(os.path.basename(path))
+    return found.group(1) if found is not None else None
+
+
+def _copied(summary: Summary, session: str, key: str) -> None:
+    """Note a call of a session other than the file's own (the first ``session_meta``'s):
+    in a fork, its parent's call, replayed."""
+    if summary.session_id is not None and session != summary.session_id:
+        summary.copied_from[key] = session
 
 
 def _int(value: JsonValue) -> int:
@@ -164,6 +188,7 @@ def _item(
         key = None
         if session is not None and isinstance(ident, str):
             key = f"codex-tool\x00{session}\x00{ident}"
+            _copied(summary, session, key)
         call = summary.call(_name(payload), _args(payload), ident, line, at, pending, key)
         if kind == "web_search_call":
             call.result = compact(payload.get("action")) if "action" in payload else None

@@ -136,6 +136,10 @@ class Summary:
     """Each model call: (quarter hour, model, input, output, cache writes, cache reads, the
     part of the cache writes kept an hour), for pricing call by call (``agentruns._prices``:
     an hour's cache write costs more than five minutes')."""
+    copied_from: dict[str, str] = field(default_factory=dict)
+    """The calls (model and tool calls, by ``key``) the file holds as copies of another
+    session's, with that session's id: a Codex fork replays its parent's history, re-stamped
+    at the fork. The call happened when the other session's own file says."""
     cost_usd: float | None = None
     duration_ms: int | None = None
     started_at: datetime | None = None
