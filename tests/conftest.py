@@ -8,6 +8,8 @@ from pathlib import Path
 
 import pytest
 
+import tests._settings  # noqa: F401  (every test's examples: the same each run, see there)
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
