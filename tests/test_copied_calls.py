@@ -192,3 +192,40 @@ def test_a_part_merged_in_counts_its_calls_as_counted() -> None:
     whole.merge(part)
     whole.add(facts())
     assert whole.tokens_by_kind["input"] == 50
+
+
+@st.composite
+def histories(draw: st.DrawFn) -> dict[str, list[Json]]:
+    """Sessions over several days whose files copy calls of others (a resume keeps each
+    copied line's time), each call with or without a request id."""
+    calls = []
+    for number in range(draw(st.integers(1, 8))):
+        line = _response(number, "x", draw(st.integers(1, 999)), request=draw(st.booleans()))
+        at = START + timedelta(days=draw(st.integers(0, 4)), minutes=number)
+        line["timestamp"] = at.isoformat().replace("+00:00", "Z")
+        calls.append(line)
+    files: dict[str, list[Json]] = {}
+    for number in range(draw(st.integers(1, 4))):
+        chosen = draw(st.lists(st.sampled_from(calls), min_size=1, max_size=6, unique_by=id))
+        chosen.sort(key=lambda line: str(line["timestamp"]))
+        files[f"s{number}"] = [{**line, "sessionId": f"s{number}"} for line in chosen]
+    return files
+
+
+@PROPERTY_SETTINGS
+@given(files=histories(), since=st.integers(0, 4))
+def test_a_range_counts_what_the_whole_history_counts_on_its_days(
+    files: dict[str, list[Json]], since: int, tmp_path_factory: Any
+) -> None:
+    """``--since`` leaves a file last modified before the range unopened: its calls, and
+    the copies a resumed session holds of them (at their own times), are before the range."""
+    import os
+
+    folder = _write(tmp_path_factory.mktemp("history"), files)
+    for name, lines in files.items():
+        last = max(datetime.fromisoformat(str(line["timestamp"])).timestamp() for line in lines)
+        os.utime(folder / "p" / f"{name}.jsonl", (last, last))
+    day = (START + timedelta(days=since)).date().isoformat()
+    whole = _stats("--no-cache", str(folder))["tokens_by_day"]
+    ranged = _stats("--no-cache", "--since", day, str(folder))["tokens_by_day"]
+    assert [row for row in whole if row["day"] >= day] == ranged
