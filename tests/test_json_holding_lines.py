@@ -119,3 +119,23 @@ def test_convert_writes_each_record_of_a_json_file_holding_lines(tmp_path: Path)
     assert converted.exit_code == 0, converted.output
     written = [line for line in converted.stdout.splitlines() if line.startswith("{")]
     assert len(written) == 2
+
+
+@pytest.mark.parametrize("named", ["runs.json", "-"])
+def test_records_far_apart_after_blank_lines_are_read_at_their_lines(
+    named: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The lines read to decide the layout (here, 300,000 blank ones before the second
+    record) are all read again, in order, by the reader."""
+    import io
+    import sys
+
+    data = b'{"a": 1}\n' + b"\n" * 300_000 + b'{"b": 2}\n'
+    if named == "-":
+        monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(data)))
+        path = "-"
+    else:
+        path = str(tmp_path / named)
+        Path(path).write_bytes(data)
+    found = [(raw.line, raw.raw) for raw in read_raw(path)]
+    assert found == [(1, b'{"a": 1}'), (300_002, b'{"b": 2}')]

@@ -215,7 +215,7 @@ def read_raw(
         if path == "-" and layout is None:
             stream, chosen = _sniffed(opened, max_size)
         elif chosen == "json" and layout is None:
-            stream, chosen = _lines_in_json(opened, max_size)
+            stream, chosen = _sniffed(opened, max_size, named_json=True)
         number = 0
         try:
             if chosen == "jsonl":
@@ -304,82 +304,84 @@ def _stdin() -> Iterator[IO[bytes]]:
         yield stream
 
 
-def _sniffed(stream: IO[bytes], max_size: int) -> tuple[_Prefixed, Layout]:
-    """Standard input's layout, from what it holds: JSON Lines when its first line that is
-    not blank is a JSON document by itself (``agentruns import ... | agentruns stats -``),
-    else one JSON document (spread over lines, or a single line: the same either way). The
-    lines read to decide are read again by the reader. A stream that ends with nothing but
-    blank lines is JSON Lines of no record (``grep ... | agentruns validate -`` that matched
-    nothing reads 0 records, as an empty ``.jsonl`` file does), not an empty document."""
-    limit = max_size + len(_BOM) + 2
-    head = b""
-    while line := stream.readline(limit):
-        head += line
-        body = line.removeprefix(_BOM).strip()
-        if not body:
-            if len(head) > limit:
-                break  # blank lines without end: not worth deciding on
-            continue
-        if not line.endswith(b"\n") and len(line) >= limit:
-            break  # a line too long to be a record: one document (refused as too large)
-        try:
-            json.loads(body)
-        except (ValueError, RecursionError):
-            break
-        return _Prefixed(head, stream), "jsonl"
-    else:
-        return _Prefixed(head, stream), "jsonl"  # the end, and no line held anything
-    return _Prefixed(head, stream), "json"
+def _sniffed(
+    stream: IO[bytes], max_size: int, *, named_json: bool = False
+) -> tuple[_Prefixed, Layout]:
+    """A stream's layout, from what it holds: JSON Lines when its first line that is not
+    blank is a JSON document by itself (``agentruns import ... | agentruns stats -``), else
+    one JSON document (spread over lines, or a single line: the same either way). A stream
+    that ends with nothing but blank lines is JSON Lines of no record (``grep ... | agentruns
+    validate -`` that matched nothing reads 0 records, as an empty ``.jsonl`` file does).
 
+    ``named_json``: a file named as JSON, which holds JSON Lines (``jq -c ... > runs.json``)
+    only when another line that is not blank follows that whole first line: read as one
+    document, its second record was "extra data" that cost the file's every record. A lone
+    line, blank lines alone and a document over several lines are one document, as its name
+    says (an empty file refused as it was).
 
-def _lines_in_json(stream: IO[bytes], max_size: int) -> tuple[_Prefixed, Layout]:
-    """A file named as JSON that holds JSON Lines (``jq -c ... > runs.json``) is read as
-    JSON Lines: its first line that is not blank is a JSON document by itself, and another
-    line that is not blank follows it. Read as one document, its second record was "extra
-    data" that cost the file's every record. Anything else is one document as before (one
-    spread over lines, a single line, an empty file: refused as it was). The lines read to
-    decide are read again by the reader; a line is read once at most, however long."""
+    The lines read to decide are read again by the reader. At most about ``max_size`` bytes
+    are held to decide (blank lines without end are not worth it), each line read once."""
     limit = max_size + len(_BOM) + 2
-    head = b""
-    first = None
+    parts: list[bytes] = []
+    held = 0
+    first: bytes | None = None  # (named JSON) the first line that holds something
+    decided: Layout | None = "jsonl" if not named_json else None  # at the end of the stream
     while line := stream.readline(limit):
-        head += line
-        body = line.removeprefix(_BOM).strip() if first is None else line.strip()
+        parts.append(line)
+        held += len(line)
+        body = (line.removeprefix(_BOM) if first is None else line).strip()
         if not body:
-            continue
-        if first is not None:  # a second line that holds something: is the first whole?
-            try:
-                json.loads(first)
-            except (ValueError, RecursionError):
+            if held > limit:
+                decided = None  # blank lines without end: one document (refused as too large)
                 break
-            return _Prefixed(head, stream), "jsonl"
-        if not line.endswith(b"\n"):
-            break  # the last line, or one too long to be a record
+            continue
+        if first is not None:  # a second line that holds something: was the first whole?
+            decided = "jsonl" if _whole(first) else None
+            break
+        if not line.endswith(b"\n") and (named_json or len(line) >= limit):
+            decided = None  # one line only, or one too long to be a record
+            break
+        if not named_json:
+            decided = "jsonl" if _whole(body) else None
+            break
         first = body
-    return _Prefixed(head, stream), "json"
+    return _Prefixed(b"".join(parts), stream), decided or "json"
+
+
+def _whole(text: bytes) -> bool:
+    """Whether a line is a JSON document by itself."""
+    try:
+        json.loads(text)
+    except (ValueError, RecursionError):
+        return False
+    return True
 
 
 class _Prefixed:
-    """A stream whose first bytes were already read (to decide its layout)."""
+    """A stream whose first bytes were already read (to decide its layout); they are read
+    back from where the reading stands, never copied again line by line."""
 
     def __init__(self, head: bytes, rest: IO[bytes]) -> None:
         self._head = head
+        self._at = 0
         self._rest = rest
 
     def readline(self, limit: int = -1) -> bytes:
-        if not self._head:
+        head, at = self._head, self._at
+        if at >= len(head):
             return self._rest.readline(limit)
-        end = self._head.find(b"\n")
-        cut = len(self._head) if end < 0 else end + 1
+        end = head.find(b"\n", at)
+        cut = len(head) if end < 0 else end + 1
         if limit >= 0:
-            cut = min(cut, limit)
-        line, self._head = self._head[:cut], self._head[cut:]
-        if not self._head and not line.endswith(b"\n") and (limit < 0 or len(line) < limit):
+            cut = min(cut, at + limit)
+        line, self._at = head[at:cut], cut
+        if cut >= len(head) and not line.endswith(b"\n") and (limit < 0 or len(line) < limit):
             line += self._rest.readline(-1 if limit < 0 else limit - len(line))
         return line
 
     def read(self, size: int = -1) -> bytes:
-        head, self._head = self._head, b""
+        head = self._head[self._at :]
+        self._head, self._at = b"", 0
         if size < 0:
             return head + self._rest.read()
         if len(head) >= size:
