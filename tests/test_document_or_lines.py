@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -88,3 +89,14 @@ def test_a_broken_first_line_loses_that_line_alone(tmp_path: Path) -> None:
     assert transcript.run.status == "completed"
     assert transcript.run.output_tokens == 5
     assert [problem.line for problem in transcript.problems] == [1]
+
+
+@pytest.mark.parametrize("first_broken", [False, True])
+@pytest.mark.parametrize("depth", [1_000, 20_000])
+def test_a_line_nested_past_the_parser_is_one_bad_line(first_broken: bool, depth: int) -> None:
+    """A line nested deeper than Python's parser goes (a recursion error, not a value error)
+    costs that line, never the decision for the file (which once failed on it whole)."""
+    deep = '{"a":' + "[" * depth + "]" * depth + "}"
+    lines = ['{"cut', deep] if first_broken else [deep]
+    text = "\n".join([*lines, '{"type": "x"}', ""]).encode()
+    assert not opens_a_document(text[:PEEK])

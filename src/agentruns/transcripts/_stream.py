@@ -73,9 +73,9 @@ def opens_a_document(head: bytes) -> bool:
         return False  # one line (or a line longer than the peek): JSON Lines reads it
     try:
         json.loads(text[:end])
-    except ValueError:
-        # an object over several lines, or JSON Lines whose first line is broken: the
-        # lines say which (one broken line must not cost the file's others)
+    except (ValueError, RecursionError):
+        # an object over several lines, or JSON Lines whose first line is broken (or nests
+        # too deep to tell): the lines say which (one bad line must not cost the others)
         return not _stands_alone(text[end + 1 :])
     return False
 
@@ -90,7 +90,7 @@ def _stands_alone(rest: bytes) -> bool:
             continue
         try:
             value = json.loads(line)
-        except ValueError:
+        except (ValueError, RecursionError):
             continue
         if isinstance(value, dict) and value:
             return True
