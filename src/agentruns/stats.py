@@ -916,12 +916,18 @@ def _facts_of(transcript: Transcript) -> RunFacts:
             if isinstance(event, ToolCall) and event.key is not None:
                 known = _identity(event.key)
                 facts.tool_calls.append((known, event.name, event.is_error))
-                if event.key in summary.copied_from:
-                    facts.copied.setdefault(summary.copied_from[event.key], []).append(known)
+                _note_copy(facts, summary, event.key, known)
     facts.usage = _usage(transcript.rounds, facts.started)
     facts.models = _by_model(facts, transcript.rounds)
     _price(facts, transcript.rounds)
     return facts
+
+
+def _note_copy(facts: RunFacts, summary: Summary, key: str, identity: str) -> None:
+    """Keep in ``facts.copied`` a call the stream holds as a copy of another session's."""
+    session = summary.copied_from.get(key)
+    if session is not None:
+        facts.copied.setdefault(session, []).append(identity)
 
 
 def _identity(key: str) -> str:
@@ -1021,8 +1027,7 @@ def _price(facts: RunFacts, rounds: Sequence[Summary]) -> None:
                 counts = (read, written, cache_written, cache_read, call[9])
                 known = (_identity(key), slot, called_model, named, *counts, usd, subagent)
                 keyed.append((known, index))
-                if key in summary.copied_from:
-                    facts.copied.setdefault(summary.copied_from[key], []).append(known[0])
+                _note_copy(facts, summary, key, known[0])
         pending.extend(
             (child, child.main_model or facts.model, covered or stated is not None, True)
             for child in summary.children

@@ -278,8 +278,8 @@ class Summary:
     def saved(self, texts: list[str]) -> None:
         """A session file read to its end: it has no closing event (an agent saves one as it
         goes), so its end is its last event. The run completed, its answer is the last text
-        the agent said, its time is what its events span, and a tool call still waiting for
-        its result is a problem of the file (at the line of the call)."""
+        the agent said, its time is what its events span (a call still waiting for its result
+        is ``unanswered``'s)."""
         self.final_text = texts[-1] if texts else None
         self.timed()
         self.ending = "completed"
