@@ -191,6 +191,12 @@ _MILLION = 1_000_000
 def _day(slot: int | None) -> str | None:
     if slot is None:
         return None
+    return _slot_day(slot)
+
+
+@cache
+def _slot_day(slot: int) -> str:
+    """The UTC day of a quarter hour (asked once per call; a session's calls share a few)."""
     return datetime.fromtimestamp(slot * USAGE_SLOT, UTC).date().isoformat()
 
 
