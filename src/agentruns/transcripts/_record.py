@@ -299,6 +299,9 @@ def to_record(
         if name == "steps" and isinstance(value, tuple):
             losses += step_losses(to, value, back.steps, _in_run, "/steps")
             continue
+        if name == "subagents" and isinstance(value, tuple) and isinstance(back.subagents, tuple):
+            losses += _subagent_losses(to, value, back.subagents, "/subagents")
+            continue
         if (own := _stated(written.derived, fmt.pointer(name))) is not None:
             reason = (
                 f"{to} writes its own {name} in its place ({own}), not the transcript's {value!r}"
@@ -307,6 +310,58 @@ def to_record(
             reason = f"{to} has no place for the transcript's {name}"
         losses.append(Loss(f"/{name}", reason))
     return Imported(record, tuple(losses), tuple(kept), kept_own)
+
+
+def _subagent_losses(
+    to: str, subagents: tuple[Run, ...], kept: tuple[Run, ...], where: str
+) -> list[Loss]:
+    """What ``to`` did not keep of the subagents it writes (ATIF's embedded trajectories),
+    each value at its own pointer in the run (``/subagents/0/cache_creation_tokens``): a
+    format that holds subagents holds most of each, and "no place for the subagents" said
+    of all of them named nothing of what went. When it kept another number of them, the
+    positions do not pair, and the list is one loss."""
+    if len(kept) != len(subagents):
+        reason = f"{to} keeps {len(kept)} of the transcript's {len(subagents)} subagents"
+        return [Loss(where, reason)]
+    losses: list[Loss] = []
+    for index, (sub, back) in enumerate(zip(subagents, kept, strict=True)):
+        at = f"{where}/{index}"
+        for name in FIELDS:
+            value, shown = getattr(sub, name), getattr(back, name)
+            if value is MISSING or value == shown:
+                continue  # (what the writer fills in is derived, as for the run itself)
+            if name == "steps" and isinstance(value, tuple):
+                losses += step_losses(to, value, shown, _in_steps(f"{at}/steps"), f"{at}/steps")
+            elif name == "subagents" and isinstance(value, tuple) and isinstance(shown, tuple):
+                losses += _subagent_losses(to, value, shown, f"{at}/subagents")
+            elif name in _EXTRAS and isinstance(value, dict):
+                held = shown if isinstance(shown, dict) else {}
+                losses += [
+                    Loss(f"{at}/{name}/{escape(key)}", f"{to} has no place for this property")
+                    for key, item in value.items()
+                    if key not in held or held[key] != item
+                ]
+            elif shown is MISSING:
+                losses.append(Loss(f"{at}/{name}", f"{to} has no place for a subagent's {name}"))
+            else:
+                reason = f"{to} cannot hold a subagent's {name} as it is"
+                losses.append(Loss(f"{at}/{name}", reason))
+    return losses
+
+
+_EXTRAS = frozenset({"extra", "result_extra", "metrics_extra"})
+"""Canonical fields holding extra properties (each lost one is named by its key)."""
+
+
+def _in_steps(where: str) -> Callable[[int, str, str | None], str]:
+    """``_in_run`` for the steps at ``where`` (a subagent's)."""
+
+    def locate(index: int, field: str, key: str | None) -> str:
+        if key is not None:
+            return f"{where}/{index}/extra/{escape(key)}"
+        return f"{where}/{index}/{field}"
+
+    return locate
 
 
 def _in_run(index: int, field: str, key: str | None) -> str:
