@@ -49,6 +49,23 @@ def carried_agentrun() -> dict[str, Any]:
             "absent": [],
             "steps": [{"fields": {"no_such_field": 1}, "absent": []}],
         },
+        {"version": 3, "origin": "atif", "fields": {}, "absent": []},  # no subagents: not 3
+        {"version": 2, "origin": "atif", "fields": {}, "absent": [], "subagents": []},
+        {
+            "version": 3,
+            "origin": "atif",
+            "fields": {"subagents": []},
+            "absent": [],
+            "subagents": [],
+        },
+        {"version": 3, "origin": "atif", "fields": {}, "absent": [], "subagents": [{"goal": "x"}]},
+        {
+            "version": 3,
+            "origin": "atif",
+            "fields": {},
+            "absent": [],
+            "subagents": [{"fields": {"steps": []}, "absent": []}],  # a patch holds no steps
+        },
     ],
 )
 def test_a_payload_this_version_did_not_write_is_the_users_own_data(

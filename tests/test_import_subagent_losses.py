@@ -1,12 +1,16 @@
-"""An import names each value of a subagent the record does not keep, at its own pointer.
+"""An import keeps what a record shows of a session's subagents, carries the rest of each
+subagent's own values, and names what it can do neither with, at its own pointer.
 
 ATIF holds a session's subagents (embedded trajectories) but not all of each: a subagent's
 cache writes, its times, its status. The loss report said "atif has no place for the
-transcript's subagents", as if none were written, and named nothing of what went (``stats``
-of the record then counted fewer cache-write tokens than ``stats`` of the session, with
-nothing said why). Generated sessions in every layout Claude Code writes subagents in, with
-cache writes: every value of every subagent either comes back from the record or is named
-by a loss at its pointer, and every loss under ``/subagents`` names a value that did not."""
+transcript's subagents", as if none were written, and named nothing of what went; ``stats``
+of the record then counted fewer cache-write tokens than ``stats`` of the session. Now the
+values ATIF does not show are carried as a patch per subagent (a version 3 payload), and
+what a patch does not hold (a subagent's steps shown otherwise) is named value by value.
+
+Generated sessions in every layout Claude Code writes subagents in, with cache writes:
+every value of every subagent comes back from the record or is named lost (never both), and
+the record's statistics are the session's."""
 
 from __future__ import annotations
 
@@ -20,14 +24,17 @@ from pydantic import MISSING
 
 from agentruns.canonical import FIELDS, Run
 from agentruns.conversion import to_canonical
+from agentruns.formats._base import CARRY_PROPERTY, is_carry
 from agentruns.transcripts import load
 from agentruns.transcripts._record import to_record
 from tests._settings import PROPERTY_SETTINGS
+from tests._stats import stats_json
 from tests.test_claude_subagents import LAYOUTS, _write, shapes, usage
 
 FIXTURE = (
     Path(__file__).parent / "fixtures/upstream/agent-logs/claude-session/spotter-subagent.jsonl"
 )
+COUNTED = ("tokens_by_kind", "subagent_tokens", "tokens_by_day", "tokens_by_model")
 
 
 def _with_cache_writes(folder: Path, tokens: int) -> None:
@@ -40,7 +47,7 @@ def _with_cache_writes(folder: Path, tokens: int) -> None:
         path.write_text("".join(json.dumps(line) + "\n" for line in lines))
 
 
-def _pointers(run: Run, record_run: Run, pointers: set[str]) -> list[str]:
+def _misreported(run: Run, record_run: Run, pointers: set[str]) -> list[str]:
     """The subagent values whose report is wrong: one that comes back and is named lost, or
     one that does not and is not."""
     wrong: list[str] = []
@@ -50,7 +57,7 @@ def _pointers(run: Run, record_run: Run, pointers: set[str]) -> list[str]:
     for index, (sub, back) in enumerate(zip(subagents, kept, strict=True)):
         for name in FIELDS:
             value = getattr(sub, name)
-            if value is MISSING or name in ("steps", "subagents"):
+            if value is MISSING or name == "subagents":
                 continue
             at = f"/subagents/{index}/{name}"
             named = any(p == at or p.startswith(f"{at}/") for p in pointers)
@@ -59,38 +66,66 @@ def _pointers(run: Run, record_run: Run, pointers: set[str]) -> list[str]:
     return wrong
 
 
+def _session(
+    folder: Path, layout: str, main_usage: tuple[int, int], subs: list[list[tuple[int, int]]]
+) -> Path:
+    path, _ = _write(folder, layout, main_usage, subs)
+    _with_cache_writes(folder, 321)
+    return path
+
+
 @PROPERTY_SETTINGS
-@given(
-    layout=st.sampled_from(LAYOUTS),
-    main_usage=usage,
-    subs=shapes,
-    cache=st.integers(1, 5_000),
-)
+@given(layout=st.sampled_from(LAYOUTS), main_usage=usage, subs=shapes)
 def test_each_value_of_a_subagent_comes_back_or_is_named_lost(
     tmp_path_factory: pytest.TempPathFactory,
     layout: str,
     main_usage: tuple[int, int],
     subs: list[list[tuple[int, int]]],
-    cache: int,
 ) -> None:
-    folder = tmp_path_factory.mktemp("session")
-    path, _ = _write(folder, layout, main_usage, subs)
-    _with_cache_writes(folder, cache)
+    path = _session(tmp_path_factory.mktemp("session"), layout, main_usage, subs)
     run = load(path, "claude-code-session").run
     imported = to_record(run, "atif", {})
     pointers = {loss.pointer for loss in imported.losses}
     assert "/subagents" not in pointers
-    assert _pointers(run, to_canonical(imported.record), pointers) == []
+    assert _misreported(run, to_canonical(imported.record), pointers) == []
 
 
-def test_a_subagents_cache_writes_lost_to_atif_are_named_at_their_pointer() -> None:
+@PROPERTY_SETTINGS
+@given(layout=st.sampled_from(LAYOUTS), main_usage=usage, subs=shapes)
+def test_the_statistics_of_an_imported_session_are_the_sessions(
+    tmp_path_factory: pytest.TempPathFactory,
+    layout: str,
+    main_usage: tuple[int, int],
+    subs: list[list[tuple[int, int]]],
+) -> None:
+    folder = tmp_path_factory.mktemp("session")
+    path = _session(folder / "project", layout, main_usage, subs)
+    record = to_record(load(path, "claude-code-session").run, "atif", {}).record
+    records = folder / "runs.jsonl"
+    records.write_text(record.model_dump_json(by_alias=True) + "\n")
+    of_session = stats_json("--no-cache", "--timezone", "UTC", str(path))
+    of_record = stats_json("--timezone", "UTC", str(records))
+    assert {k: of_record[k] for k in COUNTED} == {k: of_session[k] for k in COUNTED}
+
+
+def test_a_subagents_cache_writes_atif_does_not_show_are_carried() -> None:
     run = load(FIXTURE, "claude-code-session").run
     imported = to_record(run, "atif", {})
-    losses = {loss.pointer: loss.reason for loss in imported.losses}
-    assert losses["/subagents/0/cache_creation_tokens"] == (
-        "atif has no place for a subagent's cache_creation_tokens"
-    )
-    assert "/subagents" not in losses
+    extra = getattr(imported.record, "extra", None)
+    assert isinstance(extra, dict)
+    payload = extra[CARRY_PROPERTY]
+    assert is_carry(payload)
+    assert payload["version"] == 3
+    patch = payload["subagents"]
+    assert isinstance(patch, list)
+    assert isinstance(patch[0], dict)
+    fields = patch[0]["fields"]
+    assert isinstance(fields, dict)
+    assert fields["cache_creation_tokens"] == 14285
+    back = to_canonical(imported.record)
+    assert isinstance(back.subagents, tuple)
+    assert back.subagents[0].cache_creation_tokens == 14285
+    assert not any(loss.pointer.startswith("/subagents") for loss in imported.losses)
 
 
 def test_a_target_with_no_subagents_still_loses_them_whole() -> None:

@@ -27,6 +27,7 @@ from agentruns.errors import AgentrunsError, ConversionError, FormatError, LossE
 from agentruns.formats._base import (
     CARRY_PROPERTY,
     CARRY_STEPS_VERSION,
+    CARRY_SUBAGENTS_VERSION,
     CARRY_VERSION,
     WHOLE,
     CarryPlace,
@@ -234,6 +235,8 @@ def _read_with_carry(fmt: Format[M], record: M) -> tuple[Run, list[Loss]]:
         carried = _carried_fields(payload)
         if "steps" in payload:  # carried as what the record does not show of each step
             carried["steps"] = _patched_steps(run.steps, payload["steps"])
+        if "subagents" in payload:  # the same, of each subagent
+            carried["subagents"] = _patched_subagents(run.subagents, payload["subagents"])
     except ValueError as error:
         return run, [Loss(where, f"carried data that cannot be read is ignored: {error}")]
     if not carried:
@@ -250,8 +253,8 @@ def _read_with_carry(fmt: Format[M], record: M) -> tuple[Run, list[Loss]]:
     kept = {name: value for name, value in carried.items() if name not in conflicts}
     losses = [
         Loss(
-            f"{where}/steps"
-            if name == "steps" and "steps" in payload
+            f"{where}/{name}"
+            if name in ("steps", "subagents") and name in payload
             else f"{where}/fields/{name}",
             f"the carried {name} contradicts the record's own value, which is kept",
         )
@@ -476,29 +479,105 @@ def _steps_adapter() -> TypeAdapter[list[RunStep]]:
 
 
 def _carry_payload(
-    origin: str, run: Run, names: list[str], shown: Run | None = None
+    origin: str,
+    run: Run,
+    names: list[str],
+    shown: Run | None = None,
+    *,
+    subagents_in_part: bool = False,
 ) -> dict[str, JsonValue]:
     """The payload carrying ``names`` of ``run``. ``shown``: the run as the target shows it
     without a carry; where its steps pair with the run's, the steps are carried as what the
     target does not show of each (a version 2 payload), not whole: a step whose name and
-    time come back but not its kind costs its kind, not its kilobytes of input and output."""
-    patch = None
+    time come back but not its kind costs its kind, not its kilobytes of input and output.
+    Subagents the target shows are carried so too (a version 3 payload: ATIF keeps a
+    subagent's steps and tokens, not its cache writes or its times)."""
+    patch = subagents = None
     if "steps" in names and shown is not None:
         patch = _step_patch(run.steps, shown.steps)
+    if "subagents" in names and shown is not None:
+        subagents = subagent_patch(run.subagents, shown.subagents, partial=subagents_in_part)
     if patch is not None:
         names = [name for name in names if name != "steps"]
+    if subagents is not None:
+        names = [name for name in names if name != "subagents"]
     present = {name for name in names if getattr(run, name) is not MISSING}
     values: dict[str, JsonValue] = _run_adapter().dump_python(run, mode="json", include=present)
     absent: list[JsonValue] = [name for name in names if name not in present]
+    version = CARRY_VERSION if patch is None else CARRY_STEPS_VERSION
     payload: dict[str, JsonValue] = {
-        "version": CARRY_VERSION if patch is None else CARRY_STEPS_VERSION,
+        "version": CARRY_SUBAGENTS_VERSION if subagents is not None else version,
         "origin": origin,
         "fields": values,
         "absent": absent,
     }
     if patch is not None:
         payload["steps"] = patch
+    if subagents is not None:
+        payload["subagents"] = subagents
     return payload
+
+
+def subagent_patch(
+    subagents: tuple[Run, ...] | MISSING,
+    shown: tuple[Run, ...] | MISSING,
+    *,
+    partial: bool = False,
+) -> list[JsonValue] | None:
+    """Per subagent, what ``shown``'s lacks of it (``null``: nothing) of its own fields, its
+    steps and subagents left out; None when the subagents do not pair (the target keeps
+    another number of them, or none), or when one differs in its steps or subagents, which
+    a patch does not hold. ``partial``: an import's patch, made all the same (the caller
+    says what of the steps went) and of the values a subagent has (one the target fills
+    in where the session has none is derived, as for the run itself)."""
+    if (
+        not isinstance(subagents, tuple)
+        or not isinstance(shown, tuple)
+        or len(subagents) != len(shown)
+    ):
+        return None
+    patch: list[JsonValue] = []
+    for sub, kept in zip(subagents, shown, strict=True):
+        if not partial and (sub.steps != kept.steps or sub.subagents != kept.subagents):
+            return None
+        present: set[str] = set()
+        absent: list[JsonValue] = []
+        for name in _SUBAGENT_FIELDS:
+            value = getattr(sub, name)
+            if value != getattr(kept, name):
+                if value is MISSING:
+                    if not partial:
+                        absent.append(name)
+                else:
+                    present.add(name)
+        if not present and not absent:
+            patch.append(None)
+            continue
+        values: dict[str, JsonValue] = _run_adapter().dump_python(sub, mode="json", include=present)
+        patch.append({"fields": values, "absent": absent})
+    return patch
+
+
+def _patched_subagents(subagents: tuple[Run, ...] | MISSING, patch: JsonValue) -> tuple[Run, ...]:
+    """The record's own subagents with a version 3 payload's patch applied; ValueError when
+    the patch does not pair with them (the record was edited) or its values do not
+    validate."""
+    own = subagents if isinstance(subagents, tuple) else ()
+    assert isinstance(patch, list)
+    if len(patch) != len(own):
+        raise ValueError(f"subagents: {len(patch)} carried for the record's {len(own)}")
+    patched: list[Run] = []
+    for index, (sub, change) in enumerate(zip(own, patch, strict=True)):
+        if change is None:
+            patched.append(sub)
+            continue
+        assert isinstance(change, dict)
+        try:
+            update = _carried_fields(change)
+        except ValueError as error:
+            raise ValueError(f"subagents/{index}/{error}") from None
+        patched.append(replace(sub, **update))
+    return tuple(patched)
 
 
 def _step_patch(
@@ -595,12 +674,16 @@ def _carried(
     run: Run,
     names: list[str],
     shown: Run | None = None,
+    *,
+    subagents_in_part: bool = False,
 ) -> tuple[BaseModel | None, list[str]]:
     """The record carrying ``names`` (None where the format has no place), and the names it
     could not carry: a value nested too deep for the target's models to hold is left out
     and reported, the others are still carried. ``shown``: the run the record shows (its
-    steps are then carried as what it does not show of each)."""
-    payload = partial(_carry_payload, origin, run, shown=shown)
+    steps and subagents are then carried as what it does not show of each;
+    ``subagents_in_part``: the subagents so even where their own steps differ, which the
+    caller reports)."""
+    payload = partial(_carry_payload, origin, run, shown=shown, subagents_in_part=subagents_in_part)
     carry = partial(_carry, target, record, deep=_nests(run, _DEEP_SUBAGENTS))
     try:
         return carry(payload(names)), []
@@ -716,6 +799,10 @@ _ALL = attrgetter(*FIELDS)
 reads about fifty of each)."""
 
 _ALL_OF_STEP = attrgetter(*_STEP_FIELDS)
+
+_SUBAGENT_FIELDS = tuple(name for name in FIELDS if name not in ("steps", "subagents"))
+"""A subagent's fields a patch holds (a target that holds subagents shows their steps and
+subagents, or the patch is not made)."""
 
 
 def step_losses(

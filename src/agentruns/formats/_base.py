@@ -24,6 +24,7 @@ if TYPE_CHECKING:
 __all__ = [
     "CARRY_PROPERTY",
     "CARRY_STEPS_VERSION",
+    "CARRY_SUBAGENTS_VERSION",
     "CARRY_VERSION",
     "WHOLE",
     "CarryPlace",
@@ -46,6 +47,12 @@ CARRY_STEPS_VERSION = 2
 (a ``steps`` list beside ``fields``: per step ``null``, or ``{"fields", "absent"}`` in the
 terms of ``agentruns.RunStep``)."""
 
+CARRY_SUBAGENTS_VERSION = 3
+"""The payload's version when it carries the subagents as what the record does not show of
+each (a ``subagents`` list beside ``fields``: per subagent ``null``, or ``{"fields",
+"absent"}`` in the terms of ``agentruns.Run``, its own steps and subagents left out: a
+format that holds subagents, ATIF, shows them), and perhaps the steps as version 2 does."""
+
 CARRY_PROPERTY = "x-agentruns-carry"
 """The property name under which a format with a free-form object keeps carried data (an
 ``x-`` name: no schema gives it a meaning)."""
@@ -53,6 +60,7 @@ CARRY_PROPERTY = "x-agentruns-carry"
 
 _CARRY_KEYS = frozenset({"version", "origin", "fields", "absent"})
 _STEPS_KEYS = _CARRY_KEYS | {"steps"}
+_SUBAGENTS_KEYS = (_CARRY_KEYS | {"subagents"}, _STEPS_KEYS | {"subagents"})
 
 
 def is_carry(value: JsonValue) -> bool:
@@ -64,23 +72,30 @@ def is_carry(value: JsonValue) -> bool:
     if not (
         (version == CARRY_VERSION and value.keys() == _CARRY_KEYS)
         or (version == CARRY_STEPS_VERSION and value.keys() == _STEPS_KEYS)
+        or (version == CARRY_SUBAGENTS_VERSION and value.keys() in _SUBAGENTS_KEYS)
     ):
         return False
     steps = value.get("steps", [])
+    subagents = value.get("subagents", [])
+    patched = {key for key in ("steps", "subagents") if key in value}
     return (
         isinstance(value["origin"], str)
         and _names(value["fields"], value["absent"], _FIELD_SET)
-        and (version == CARRY_VERSION or "steps" not in value["fields"])  # type: ignore[operator]
+        and patched.isdisjoint(value["fields"])  # type: ignore[arg-type]
         and isinstance(steps, list)
-        and all(
-            step is None
-            or (
-                isinstance(step, dict)
-                and step.keys() == {"fields", "absent"}
-                and _names(step["fields"], step["absent"], _STEP_FIELD_SET)
-            )
-            for step in steps
-        )
+        and all(_patch(step, _STEP_FIELD_SET) for step in steps)
+        and isinstance(subagents, list)
+        and all(_patch(sub, _SUBAGENT_FIELD_SET) for sub in subagents)
+    )
+
+
+def _patch(item: JsonValue, known: frozenset[str]) -> bool:
+    """Whether an item of a patch list has its shape: null, or the fields and the absent
+    names of one step or subagent."""
+    return item is None or (
+        isinstance(item, dict)
+        and item.keys() == {"fields", "absent"}
+        and _names(item["fields"], item["absent"], known)
     )
 
 
@@ -95,6 +110,7 @@ def _names(fields: JsonValue, absent: JsonValue, known: frozenset[str]) -> bool:
 
 _FIELD_SET = frozenset(FIELDS)
 _STEP_FIELD_SET = frozenset(field.name for field in dataclasses.fields(RunStep))
+_SUBAGENT_FIELD_SET = _FIELD_SET - {"steps", "subagents"}
 
 
 Use = Literal["read", "lost"]

@@ -26,6 +26,7 @@ from agentruns.conversion import (
     _carried,
     format_for,
     step_losses,
+    subagent_patch,
 )
 from agentruns.detect import MODELS
 from agentruns.errors import RecordError
@@ -284,9 +285,17 @@ def to_record(
     # kinds come back in `stats` and `convert`. Steps and subagents are not carried: they
     # would hold the transcript twice.
     carriable = [name for name in unheld if name not in _NOT_CARRIED]
+    if "subagents" in unheld:
+        # a target that shows the subagents (ATIF) is given what it does not show of each
+        # (a subagent's cache writes, its times): a few values, not the transcript again
+        patch = subagent_patch(run.subagents, back.subagents, partial=True)
+        if patch is not None and any(change is not None for change in patch):
+            carriable.append("subagents")
     uncarried = carriable
     if carriable:
-        carrying, uncarried = _carried(fmt, record, "transcript", run, carriable)
+        carrying, uncarried = _carried(
+            fmt, record, "transcript", run, carriable, back, subagents_in_part=True
+        )
         if carrying is None:
             uncarried = carriable
         else:
@@ -294,6 +303,13 @@ def to_record(
     losses: list[Loss] = []
     for name in unheld:
         value = getattr(run, name)
+        if name == "subagents" and name in carriable and name not in uncarried:
+            # carried as a patch of each one's own fields: what the patch does not hold (a
+            # subagent's steps the target shows otherwise) is still named
+            assert isinstance(value, tuple)
+            assert isinstance(back.subagents, tuple)
+            losses += _subagent_losses(to, value, back.subagents, "/subagents", _INSIDE)
+            continue
         if name in carriable and name not in uncarried:
             continue
         if name == "steps" and isinstance(value, tuple):
@@ -312,8 +328,16 @@ def to_record(
     return Imported(record, tuple(losses), tuple(kept), kept_own)
 
 
+_INSIDE = ("steps", "subagents")
+"""A subagent's fields a carried patch does not hold."""
+
+
 def _subagent_losses(
-    to: str, subagents: tuple[Run, ...], kept: tuple[Run, ...], where: str
+    to: str,
+    subagents: tuple[Run, ...],
+    kept: tuple[Run, ...],
+    where: str,
+    only: tuple[str, ...] = FIELDS,
 ) -> list[Loss]:
     """What ``to`` did not keep of the subagents it writes (ATIF's embedded trajectories),
     each value at its own pointer in the run (``/subagents/0/cache_creation_tokens``): a
@@ -326,7 +350,7 @@ def _subagent_losses(
     losses: list[Loss] = []
     for index, (sub, back) in enumerate(zip(subagents, kept, strict=True)):
         at = f"{where}/{index}"
-        for name in FIELDS:
+        for name in only:
             value, shown = getattr(sub, name), getattr(back, name)
             if value is MISSING or value == shown:
                 continue  # (what the writer fills in is derived, as for the run itself)
