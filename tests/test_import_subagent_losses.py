@@ -2,15 +2,17 @@
 subagent's own values, and names what it can do neither with, at its own pointer.
 
 ATIF holds a session's subagents (embedded trajectories) but not all of each: a subagent's
-cache writes, its times, its status. The loss report said "atif has no place for the
-transcript's subagents", as if none were written, and named nothing of what went; ``stats``
-of the record then counted fewer cache-write tokens than ``stats`` of the session. Now the
-values ATIF does not show are carried as a patch per subagent (a version 3 payload), and
-what a patch does not hold (a subagent's steps shown otherwise) is named value by value.
+cache writes, its times, its status. AgentRun and cortex hold none. The loss report said
+"atif has no place for the transcript's subagents", as if none were written, and named
+nothing of what went, and ``stats`` of the record counted fewer tokens than ``stats`` of the
+session (a fifth fewer for a session whose subagent read 110,000 of its 566,000). Now ATIF is
+given what it does not show of each subagent (a version 3 payload: a patch per subagent),
+the formats with a free-form place and no subagents are given each subagent without its
+steps (not the transcript a second time), and what neither holds is named value by value.
 
 Generated sessions in every layout Claude Code writes subagents in, with cache writes:
 every value of every subagent comes back from the record or is named lost (never both), and
-the record's statistics are the session's."""
+the record's token statistics are the session's, written as each format."""
 
 from __future__ import annotations
 
@@ -27,6 +29,7 @@ from agentruns.conversion import to_canonical
 from agentruns.formats._base import CARRY_PROPERTY, is_carry
 from agentruns.transcripts import load
 from agentruns.transcripts._record import to_record
+from agentruns_generated._json import JsonValue
 from tests._settings import PROPERTY_SETTINGS
 from tests._stats import stats_json
 from tests.test_claude_subagents import LAYOUTS, _write, shapes, usage
@@ -90,17 +93,28 @@ def test_each_value_of_a_subagent_comes_back_or_is_named_lost(
     assert _misreported(run, to_canonical(imported.record), pointers) == []
 
 
+TARGETS: dict[str, dict[str, JsonValue]] = {
+    "atif": {},
+    "agentrun": {"agent_id": "a"},
+    "cortex": {"kind": "implement"},
+}
+"""The formats a session's subagents are kept in (portable has no place for them), with the
+values each requires that no session holds."""
+
+
+@pytest.mark.parametrize("to", sorted(TARGETS))
 @PROPERTY_SETTINGS
 @given(layout=st.sampled_from(LAYOUTS), main_usage=usage, subs=shapes)
-def test_the_statistics_of_an_imported_session_are_the_sessions(
+def test_the_token_statistics_of_an_imported_session_are_the_sessions(
     tmp_path_factory: pytest.TempPathFactory,
+    to: str,
     layout: str,
     main_usage: tuple[int, int],
     subs: list[list[tuple[int, int]]],
 ) -> None:
     folder = tmp_path_factory.mktemp("session")
     path = _session(folder / "project", layout, main_usage, subs)
-    record = to_record(load(path, "claude-code-session").run, "atif", {}).record
+    record = to_record(load(path, "claude-code-session").run, to, TARGETS[to]).record
     records = folder / "runs.jsonl"
     records.write_text(record.model_dump_json(by_alias=True) + "\n")
     of_session = stats_json("--no-cache", "--timezone", "UTC", str(path))
@@ -128,8 +142,29 @@ def test_a_subagents_cache_writes_atif_does_not_show_are_carried() -> None:
     assert not any(loss.pointer.startswith("/subagents") for loss in imported.losses)
 
 
-def test_a_target_with_no_subagents_still_loses_them_whole() -> None:
+@pytest.mark.parametrize("to", ["agentrun", "cortex"])
+def test_a_format_with_no_subagents_is_given_each_without_its_steps(to: str) -> None:
     run = load(FIXTURE, "claude-code-session").run
-    imported = to_record(run, "cortex", {"kind": "implement"})
+    imported = to_record(run, to, TARGETS[to])
     reasons = {loss.pointer: loss.reason for loss in imported.losses}
-    assert reasons["/subagents"] == "cortex has no place for the transcript's subagents"
+    assert reasons["/subagents/0/steps"] == (
+        f"{to} has no place for a subagent's steps (its other values are carried)"
+    )
+    assert "/subagents" not in reasons
+    (sub,) = to_canonical(imported.record).subagents  # type: ignore[misc]
+    assert sub.steps is MISSING
+    assert sub.cache_creation_tokens == 14285
+
+
+def test_a_format_with_no_place_at_all_loses_the_subagents_whole() -> None:
+    run = load(FIXTURE, "claude-code-session").run
+    values: dict[str, JsonValue] = {
+        "eval_id": "e",
+        "condition": "c",
+        "skill_path": "s",
+        "prompt": "p",
+        "files": [],
+    }
+    imported = to_record(run, "portable", values)
+    reasons = {loss.pointer: loss.reason for loss in imported.losses}
+    assert reasons["/subagents"] == "portable has no place for the transcript's subagents"

@@ -285,16 +285,23 @@ def to_record(
     # kinds come back in `stats` and `convert`. Steps and subagents are not carried: they
     # would hold the transcript twice.
     carriable = [name for name in unheld if name not in _NOT_CARRIED]
-    if "subagents" in unheld:
-        # a target that shows the subagents (ATIF) is given what it does not show of each
-        # (a subagent's cache writes, its times): a few values, not the transcript again
-        patch = subagent_patch(run.subagents, back.subagents, partial=True)
-        if patch is not None and any(change is not None for change in patch):
+    carried = run
+    if "subagents" in unheld and isinstance(run.subagents, tuple):
+        if isinstance(back.subagents, tuple):
+            # a target that shows the subagents (ATIF) is given what it does not show of
+            # each (a subagent's cache writes, its times): a few values, not the transcript
+            patch = subagent_patch(run.subagents, back.subagents, partial=True)
+            if patch is not None and any(change is not None for change in patch):
+                carriable.append("subagents")
+        else:
+            # one that has none is given each without its steps: its tokens, model, times
+            # and cost (what stats counts of it), not its transcript a second time
+            carried = replace(run, subagents=_without_steps(run.subagents))
             carriable.append("subagents")
     uncarried = carriable
     if carriable:
         carrying, uncarried = _carried(
-            fmt, record, "transcript", run, carriable, back, subagents_in_part=True
+            fmt, record, "transcript", carried, carriable, back, subagents_in_part=True
         )
         if carrying is None:
             uncarried = carriable
@@ -304,11 +311,13 @@ def to_record(
     for name in unheld:
         value = getattr(run, name)
         if name == "subagents" and name in carriable and name not in uncarried:
-            # carried as a patch of each one's own fields: what the patch does not hold (a
-            # subagent's steps the target shows otherwise) is still named
             assert isinstance(value, tuple)
-            assert isinstance(back.subagents, tuple)
-            losses += _subagent_losses(to, value, back.subagents, "/subagents", _INSIDE)
+            if isinstance(back.subagents, tuple):
+                # carried as a patch of each one's own fields: what the patch does not hold
+                # (a subagent's steps the target shows otherwise) is still named
+                losses += _subagent_losses(to, value, back.subagents, "/subagents", _INSIDE)
+            else:
+                losses += _steps_not_carried(to, value, "/subagents")
             continue
         if name in carriable and name not in uncarried:
             continue
@@ -326,6 +335,33 @@ def to_record(
             reason = f"{to} has no place for the transcript's {name}"
         losses.append(Loss(f"/{name}", reason))
     return Imported(record, tuple(losses), tuple(kept), kept_own)
+
+
+def _without_steps(subagents: tuple[Run, ...]) -> tuple[Run, ...]:
+    """The subagents, at any depth, without their steps."""
+    return tuple(
+        replace(
+            sub,
+            steps=MISSING,
+            subagents=(
+                _without_steps(sub.subagents) if isinstance(sub.subagents, tuple) else MISSING
+            ),
+        )
+        for sub in subagents
+    )
+
+
+def _steps_not_carried(to: str, subagents: tuple[Run, ...], where: str) -> list[Loss]:
+    """A loss for the steps of each subagent carried without them, at any depth."""
+    losses: list[Loss] = []
+    for index, sub in enumerate(subagents):
+        at = f"{where}/{index}"
+        if isinstance(sub.steps, tuple) and sub.steps:
+            reason = f"{to} has no place for a subagent's steps (its other values are carried)"
+            losses.append(Loss(f"{at}/steps", reason))
+        if isinstance(sub.subagents, tuple):
+            losses += _steps_not_carried(to, sub.subagents, f"{at}/subagents")
+    return losses
 
 
 _INSIDE = ("steps", "subagents")
