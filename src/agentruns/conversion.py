@@ -558,16 +558,27 @@ def subagent_patch(
     return patch
 
 
+_Item = TypeVar("_Item")
+
+
+def _pairs(
+    items: tuple[_Item, ...] | MISSING, patch: JsonValue, what: str
+) -> list[tuple[_Item, JsonValue]]:
+    """The record's own items (steps, subagents) each with its change in a patch;
+    ValueError when they do not pair (the record was edited after the carry was written)."""
+    own = items if isinstance(items, tuple) else ()
+    assert isinstance(patch, list)
+    if len(patch) != len(own):
+        raise ValueError(f"{what}: {len(patch)} carried for the record's {len(own)}")
+    return list(zip(own, patch, strict=True))
+
+
 def _patched_subagents(subagents: tuple[Run, ...] | MISSING, patch: JsonValue) -> tuple[Run, ...]:
     """The record's own subagents with a version 3 payload's patch applied; ValueError when
     the patch does not pair with them (the record was edited) or its values do not
     validate."""
-    own = subagents if isinstance(subagents, tuple) else ()
-    assert isinstance(patch, list)
-    if len(patch) != len(own):
-        raise ValueError(f"subagents: {len(patch)} carried for the record's {len(own)}")
     patched: list[Run] = []
-    for index, (sub, change) in enumerate(zip(own, patch, strict=True)):
+    for index, (sub, change) in enumerate(_pairs(subagents, patch, "subagents")):
         if change is None:
             patched.append(sub)
             continue
@@ -621,13 +632,9 @@ def _patched_steps(steps: tuple[RunStep, ...] | MISSING, patch: JsonValue) -> tu
     patch does not pair with them (the record was edited) or its values do not validate."""
     from pydantic import ValidationError
 
-    own = steps if isinstance(steps, tuple) else ()
-    assert isinstance(patch, list)
-    if len(patch) != len(own):
-        raise ValueError(f"steps: {len(patch)} carried for the record's {len(own)}")
     adapter = _step_adapter()
     patched: list[RunStep] = []
-    for index, (step, change) in enumerate(zip(own, patch, strict=True)):
+    for index, (step, change) in enumerate(_pairs(steps, patch, "steps")):
         if change is None:
             patched.append(step)
             continue
