@@ -19,6 +19,7 @@ from pydantic import MISSING, BaseModel, ValidationError
 from agentruns._pointer import escape, split, unescape
 from agentruns.canonical import FIELDS, Run
 from agentruns.conversion import (
+    _EXTRAS,
     Derived,
     Format,
     Loss,
@@ -282,8 +283,8 @@ def to_record(
     ]
     # What the format has no field for is carried where it can carry (AgentRun's reserved
     # property, cortex's carry event), as a conversion carries it: the run's model and token
-    # kinds come back in `stats` and `convert`. Steps and subagents are not carried: they
-    # would hold the transcript twice.
+    # kinds come back in `stats` and `convert`. Steps are not carried, nor subagents whole:
+    # they would hold the transcript twice (each subagent's own values are, below).
     carriable = [name for name in unheld if name not in _NOT_CARRIED]
     carried = run
     if "subagents" in unheld and isinstance(run.subagents, tuple):
@@ -407,10 +408,6 @@ def _subagent_losses(
                 reason = f"{to} cannot hold a subagent's {name} as it is"
                 losses.append(Loss(f"{at}/{name}", reason))
     return losses
-
-
-_EXTRAS = frozenset({"extra", "result_extra", "metrics_extra"})
-"""Canonical fields holding extra properties (each lost one is named by its key)."""
 
 
 def _in_steps(where: str) -> Callable[[int, str, str | None], str]:
