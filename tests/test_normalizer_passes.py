@@ -75,6 +75,32 @@ def test_check_refs_refuses_a_remote_reference_and_one_that_does_not_resolve() -
     ]
 
 
+def test_a_pointer_written_without_its_leading_slash_is_refused_naming_the_one_meant() -> None:
+    ctx = _after(
+        check_refs,
+        {
+            "properties": {
+                "a": {"$ref": "#definitions/period"},
+                "b": {"$ref": "#definitions/missing"},
+            },
+            "definitions": {"period": {"type": "string"}},
+        },
+    )
+    assert _said(ctx) == [
+        (
+            "/properties/a/$ref",
+            "reference '#definitions/period' does not resolve (a JSON pointer starts with "
+            "'/': '#/definitions/period' would resolve)",
+            Severity.ERROR,
+        ),
+        (
+            "/properties/b/$ref",
+            "reference '#definitions/missing' does not resolve",
+            Severity.ERROR,
+        ),
+    ]
+
+
 def test_definition_names_with_dots_or_spelled_like_own_types_are_renamed_with_their_refs() -> None:
     ctx = _after(
         safe_definition_names,

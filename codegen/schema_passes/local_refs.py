@@ -118,6 +118,19 @@ def _check_refs(ctx: Context, node: Json, at: str) -> None:
                 "(the build step never fetches anything)",
             )
         elif ctx.resolve(node) is None:
-            ctx.sink.error(at + "/$ref", f"reference {ref!r} does not resolve")
+            ctx.sink.error(at + "/$ref", f"reference {ref!r} does not resolve{_hint(ctx, ref)}")
     for tokens, sub in walk.children_at(node):
         _check_refs(ctx, sub, at + pointer(*tokens))
+
+
+def _hint(ctx: Context, ref: str) -> str:
+    """What a reference written as a path without its leading slash (``#definitions/X``,
+    which older validators read as ``#/definitions/X``) would have meant, when that
+    resolves: the fragment is read as the specification says, an anchor, and named."""
+    fragment = ref[1:]
+    if not fragment or fragment.startswith("/"):
+        return ""
+    meant = "#/" + fragment
+    if ctx.resolve({"$ref": meant}) is None:
+        return ""
+    return f" (a JSON pointer starts with '/': {meant!r} would resolve)"
