@@ -24,7 +24,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from pydantic import MISSING
 
-from agentruns.canonical import FIELDS, Run
+from agentruns.canonical import FIELDS, Run, RunStep
 from agentruns.conversion import to_canonical
 from agentruns.formats._base import CARRY_PROPERTY, is_carry
 from agentruns.transcripts import load
@@ -168,3 +168,33 @@ def test_a_format_with_no_place_at_all_loses_the_subagents_whole() -> None:
     imported = to_record(run, "portable", values)
     reasons = {loss.pointer: loss.reason for loss in imported.losses}
     assert reasons["/subagents"] == "portable has no place for the transcript's subagents"
+
+
+@pytest.mark.parametrize("depth", [1, 40, 3000])
+@pytest.mark.parametrize("to", ["agentrun", "cortex"])
+def test_subagents_nested_thousands_deep_are_carried_or_named_never_a_crash(
+    to: str, depth: int
+) -> None:
+    """Each level a subagent of the one above, each with a step: carrying them without their
+    steps walks every level (not by recursion), and a run too deep to carry is lost whole."""
+    run = Run(run_id="leaf", input_tokens=1, steps=(RunStep(kind="message", message="x"),))
+    for level in range(depth):
+        step = RunStep(kind="message", message="x")
+        run = Run(run_id=f"r{level}", input_tokens=1, steps=(step,), subagents=(run,))
+    given: dict[str, JsonValue] = {
+        **TARGETS[to],
+        "status": "completed",
+        "started_at": "2026-01-01T00:00:00Z",
+    }
+    if to == "agentrun":
+        del given["started_at"]
+    imported = to_record(run, to, given)
+    pointers = [loss.pointer for loss in imported.losses if loss.pointer.startswith("/subagents")]
+    if pointers == ["/subagents"]:
+        return  # too deep to carry: lost whole, and said so
+    assert pointers == [
+        "/subagents/0" + "/subagents/0" * level + "/steps" for level in range(depth)
+    ]
+    back = to_canonical(imported.record)
+    assert isinstance(back.subagents, tuple)
+    assert back.subagents[0].steps is MISSING

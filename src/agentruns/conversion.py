@@ -29,6 +29,7 @@ from agentruns.formats._base import (
     CARRY_STEPS_VERSION,
     CARRY_SUBAGENTS_VERSION,
     CARRY_VERSION,
+    PATCHED_SUBAGENT_FIELDS,
     WHOLE,
     CarryPlace,
     Coverage,
@@ -542,7 +543,7 @@ def subagent_patch(
             return None
         present: set[str] = set()
         absent: list[JsonValue] = []
-        for name in _SUBAGENT_FIELDS:
+        for name in PATCHED_SUBAGENT_FIELDS:
             value = getattr(sub, name)
             if value != getattr(kept, name):
                 if value is MISSING:
@@ -806,10 +807,6 @@ _ALL = attrgetter(*FIELDS)
 reads about fifty of each)."""
 
 _ALL_OF_STEP = attrgetter(*_STEP_FIELDS)
-
-_SUBAGENT_FIELDS = tuple(name for name in FIELDS if name not in ("steps", "subagents"))
-"""A subagent's fields a patch holds (a target that holds subagents shows their steps and
-subagents, or the patch is not made)."""
 
 
 def step_losses(

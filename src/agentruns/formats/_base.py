@@ -26,6 +26,7 @@ __all__ = [
     "CARRY_STEPS_VERSION",
     "CARRY_SUBAGENTS_VERSION",
     "CARRY_VERSION",
+    "PATCHED_SUBAGENT_FIELDS",
     "WHOLE",
     "CarryPlace",
     "Coverage",
@@ -110,7 +111,10 @@ def _names(fields: JsonValue, absent: JsonValue, known: frozenset[str]) -> bool:
 
 _FIELD_SET = frozenset(FIELDS)
 _STEP_FIELD_SET = frozenset(field.name for field in dataclasses.fields(RunStep))
-_SUBAGENT_FIELD_SET = _FIELD_SET - {"steps", "subagents"}
+PATCHED_SUBAGENT_FIELDS = tuple(name for name in FIELDS if name not in ("steps", "subagents"))
+"""A subagent's fields a version 3 patch holds: its own values, not its steps and subagents
+(a format that holds subagents shows those; what it shows otherwise is reported)."""
+_SUBAGENT_FIELD_SET = frozenset(PATCHED_SUBAGENT_FIELDS)
 
 
 Use = Literal["read", "lost"]

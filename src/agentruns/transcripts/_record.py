@@ -31,6 +31,7 @@ from agentruns.conversion import (
 )
 from agentruns.detect import MODELS
 from agentruns.errors import RecordError
+from agentruns.formats._base import PATCHED_SUBAGENT_FIELDS
 from agentruns.io import error_pointers
 from agentruns_generated._json import JsonValue
 
@@ -339,33 +340,40 @@ def to_record(
 
 
 def _without_steps(subagents: tuple[Run, ...]) -> tuple[Run, ...]:
-    """The subagents, at any depth, without their steps."""
-    return tuple(
-        replace(
-            sub,
-            steps=MISSING,
-            subagents=(
-                _without_steps(sub.subagents) if isinstance(sub.subagents, tuple) else MISSING
-            ),
-        )
-        for sub in subagents
-    )
+    """The subagents, at any depth, without their steps (rebuilt from the deepest up, not by
+    recursion: a run may nest thousands of levels)."""
+    order: list[Run] = []
+    pending = list(subagents)
+    while pending:
+        sub = pending.pop()
+        order.append(sub)
+        if isinstance(sub.subagents, tuple):
+            pending.extend(sub.subagents)
+    made: dict[int, Run] = {}
+    for sub in reversed(order):  # each subagent's own after it in ``order``: made first
+        children = sub.subagents
+        below = tuple(made[id(c)] for c in children) if isinstance(children, tuple) else MISSING
+        made[id(sub)] = replace(sub, steps=MISSING, subagents=below)
+    return tuple(made[id(sub)] for sub in subagents)
 
 
 def _steps_not_carried(to: str, subagents: tuple[Run, ...], where: str) -> list[Loss]:
-    """A loss for the steps of each subagent carried without them, at any depth."""
+    """A loss for the steps of each subagent carried without them, at any depth, in
+    document order."""
+    reason = f"{to} has no place for a subagent's steps (its other values are carried)"
     losses: list[Loss] = []
-    for index, sub in enumerate(subagents):
-        at = f"{where}/{index}"
+    pending = [(f"{where}/{index}", sub) for index, sub in reversed(list(enumerate(subagents)))]
+    while pending:
+        at, sub = pending.pop()
         if isinstance(sub.steps, tuple) and sub.steps:
-            reason = f"{to} has no place for a subagent's steps (its other values are carried)"
             losses.append(Loss(f"{at}/steps", reason))
         if isinstance(sub.subagents, tuple):
-            losses += _steps_not_carried(to, sub.subagents, f"{at}/subagents")
+            below = enumerate(sub.subagents)
+            pending += [(f"{at}/subagents/{index}", one) for index, one in reversed(list(below))]
     return losses
 
 
-_INSIDE = ("steps", "subagents")
+_INSIDE = tuple(name for name in FIELDS if name not in PATCHED_SUBAGENT_FIELDS)
 """A subagent's fields a carried patch does not hold."""
 
 
