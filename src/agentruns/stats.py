@@ -1015,16 +1015,19 @@ def _price(facts: RunFacts, rounds: Sequence[Summary]) -> None:
             at = start if slot is None else slot
             called += read + written
             index = None
+            # a call that names no model was made with its stream's (as ``_by_model`` books
+            # its tokens): priced as that model, not left unpriced under "(none)"
+            made_with = called_model or model
             if usd is not None:
-                place = (at, called_model or "(none)")
+                place = (at, made_with or "(none)")
                 recorded[place] = recorded.get(place, 0.0) + usd
             elif stated is None and not covered:
                 index = len(calls)
-                calls.append((at, called_model, read, written, cache_written, cache_read, hour))
+                calls.append((at, made_with, read, written, cache_written, cache_read, hour))
             else:
                 usd = 0.0  # its part of a stated total, which no call's part is taken from
             if key is not None:
-                named = called_model or model or "(none)"
+                named = made_with or "(none)"
                 counts = (read, written, cache_written, cache_read, call[9])
                 known = (_identity(key), slot, called_model, named, *counts, usd, subagent)
                 keyed.append((known, index))
