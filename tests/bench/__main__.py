@@ -439,6 +439,25 @@ def _timed(command: list[str], env: dict[str, str]) -> float:
     return time.perf_counter() - started
 
 
+def _peer_timed(command: list[str], env: dict[str, str]) -> float | str:
+    """A peer's time, or why it is no figure: a peer that exits with an error or says
+    nothing did not read the folder (ccusage 20.0.26 from npm has no native build for
+    linux-x64: it exits 1 at once, which is no time to compare with)."""
+    started = time.perf_counter()
+    completed = subprocess.run(command, capture_output=True, check=False, env=env)
+    seconds = time.perf_counter() - started
+    said = (completed.stderr or completed.stdout).decode(errors="replace").strip()
+    if completed.returncode != 0 or not completed.stdout.strip():
+        return f"exit {completed.returncode}: {said.splitlines()[-1][:200] if said else '-'}"
+    return seconds
+
+
+def _version(command: list[str]) -> str:
+    completed = subprocess.run([*command, "--version"], capture_output=True, check=False)
+    said = completed.stdout.decode(errors="replace").strip()
+    return said.splitlines()[-1] if completed.returncode == 0 and said else "version unknown"
+
+
 def bench_sessions(workdir: Path, sessions: int) -> None:
     """A Claude Code history read as people read it: ``stats DIR`` (first look, second look
     at the unchanged folder, ``--no-cache``), ``import DIR`` then ``stats`` on its output, and
@@ -459,12 +478,24 @@ def bench_sessions(workdir: Path, sessions: int) -> None:
     rows.append(("  then stats on its output", _timed([AGENTRUNS, "stats", str(out)], env)))
     ccusage = _ccusage()
     if ccusage is not None:
-        rows.append(("ccusage daily", _timed([*ccusage, "daily", "--offline"], env)))
-        rows.append(("ccusage daily --since (one day)", _timed(
-            [*ccusage, "daily", "--offline", "--since", "20260101", "--until", "20260101"], env
-        )))  # fmt: skip
+        print(f"ccusage: {' '.join(ccusage)} ({_version(ccusage)})")
+        peers = {
+            "ccusage daily": [*ccusage, "daily", "--offline"],
+            "ccusage daily --since (one day)": [
+                *ccusage, "daily", "--offline", "--since", "20260101", "--until", "20260101"
+            ],
+        }  # fmt: skip
+        for label, command in peers.items():
+            timed = _peer_timed(command, env)
+            if isinstance(timed, str):
+                print(f"{label}: failed ({timed}): not compared")
+            else:
+                rows.append((label, timed))
     else:
-        print("ccusage: not on the PATH (npm install -g ccusage, or CCUSAGE=path): not compared")
+        print(
+            "ccusage: not on the PATH (npm install -g ccusage@20.0.24, its native build, or "
+            "CCUSAGE=path): not compared"
+        )
     peer = dict(rows).get("ccusage daily")
     for label, seconds in rows:
         ratio = f"  {seconds / peer:5.2f}x ccusage" if peer else ""
