@@ -61,11 +61,20 @@ MODELS = [
     "gpt-4o",
     "gemini-2.5-flash",
     "gemini-2.5-pro",  # tiered
+    "deepseek-chat",  # a price by the time of day (off-peak from 16:30 to 00:30 UTC)
+    "deepseek-flash",  # two peak windows a day
 ]
+
+_YEARS = int(datetime(2024, 1, 1, tzinfo=UTC).timestamp()) // USAGE_SLOT
+slots = (
+    st.sampled_from([SLOT, SLOT + 1, None, SLOT + 12 * 4, SLOT + 20 * 4])  # noon, 20:00
+    # any quarter hour of three years: every hour of the day, prices that changed on a date
+    | st.integers(_YEARS, _YEARS + 3 * 366 * 96)
+)
 
 calls = st.lists(
     st.tuples(
-        st.sampled_from([SLOT, SLOT + 1, None]),
+        slots,
         st.sampled_from(MODELS),
         # input sizes on both sides of the tiers' thresholds (a tier prices every token of a
         # call whose input is past its start)
@@ -83,14 +92,11 @@ calls = st.lists(
 @PROPERTY_SETTINGS
 @given(made=calls)
 def test_calls_priced_together_cost_what_they_cost_one_by_one(made: list[_prices.Call]) -> None:
-    """The table (calc_price per call) is the oracle of the buckets."""
+    """The table (calc_price per call, at the call's own time) is the oracle of the
+    buckets: a price that changed on a date, and one that changes with the hour."""
     expected = 0.0
     for slot, model, read, written, cache_written, cache_read, hour in made:
-        when = (
-            datetime.fromtimestamp(slot * USAGE_SLOT, UTC).replace(hour=0, minute=0)
-            if slot is not None
-            else None
-        )
+        when = datetime.fromtimestamp(slot * USAGE_SLOT, UTC) if slot is not None else None
         usage = Usage(
             input_tokens=read,
             output_tokens=written,
@@ -193,3 +199,27 @@ def test_loading_a_table_that_cannot_be_imported_is_left_to_each_session(
     assert _prices.source() is not None
     monkeypatch.setitem(sys.modules, "genai_prices.data", None)
     _prices.load()  # no error
+
+
+def test_a_call_is_priced_at_its_own_hour_where_the_price_changes_with_the_hour() -> None:
+    """DeepSeek Chat costs half off-peak (16:30 to 00:30 UTC): a call at noon is priced at
+    the peak rate, one at 20:00 at the off-peak rate, on the same day (priced as at the day's
+    midnight, both were off-peak)."""
+    day = int(datetime(2026, 3, 2, tzinfo=UTC).timestamp()) // USAGE_SLOT
+    noon, evening = day + 12 * 4, day + 20 * 4
+    peak = _usd((noon, "deepseek-chat", 1_000_000, 0, 0, 0, 0))
+    off_peak = _usd((evening, "deepseek-chat", 1_000_000, 0, 0, 0, 0))
+    assert peak == pytest.approx(0.27)
+    assert off_peak == pytest.approx(0.135)
+
+
+@pytest.mark.parametrize("model", MODELS)
+@PROPERTY_SETTINGS
+@given(slot=slots, read=st.integers(0, 300_000), written=st.integers(0, 20_000))
+def test_a_call_costs_what_the_table_says_at_its_own_time(
+    model: str, slot: int | None, read: int, written: int
+) -> None:
+    when = datetime.fromtimestamp(slot * USAGE_SLOT, UTC) if slot is not None else None
+    usage = Usage(input_tokens=read, output_tokens=written)
+    expected = float(calc_price(usage, model, genai_request_timestamp=when).total_price)
+    assert _usd((slot, model, read, written, 0, 0, 0)) == pytest.approx(expected, abs=1e-12)

@@ -2,10 +2,13 @@
 
 Prices are never kept here: a model the table does not know is unpriced (its tokens said), never
 0 and never a guess. The table prices cache reads and writes as the provider does, and takes
-``input`` as every token read, cache included: the one meaning of tokens here. A price that is
-the same per token at any size is read from the table once per model and day, as the table's
-price of a million tokens of each kind; a tiered one (a higher price for every token of a call
-whose input is past some size) is read so once per band of input sizes (see ``_unit_prices``).
+``input`` as every token read, cache included: the one meaning of tokens here. Each call is
+priced at the price the table gives for its own quarter hour (prices change from a date on, and
+some with the hour: DeepSeek's off-peak rates). A price that is the same per token at any size
+is read from the table once per price (not per model and day: a history of a year spans a
+few prices a model), as the table's price of a million tokens of each kind; a tiered one (a
+higher price for every token of a call whose input is past some size) is read so once per
+band of input sizes (see ``_unit_prices``).
 """
 
 from __future__ import annotations
@@ -15,14 +18,14 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from decimal import Decimal
-from functools import cache
+from functools import cache, lru_cache
 from math import isfinite
 from typing import TYPE_CHECKING, Any
 
 from agentruns._slots import USAGE_SLOT
 
 if TYPE_CHECKING:
-    from genai_prices.types import ModelPrice
+    from genai_prices.types import ModelInfo, ModelPrice
 
 Call = tuple[int | None, str | None, int, int, int, int, int]
 """One model call: (quarter hour or None, model or None, input, output, cache writes, cache
@@ -97,8 +100,7 @@ def price(calls: Iterable[Call]) -> Priced | None:
 
     found = Priced()
     for slot, model, read, written, cache_written, cache_read, hour in calls:
-        day = _day(slot)
-        table = _model_price(model, day) if model else None
+        table = _price_at(model, slot) if model else None
         if table is None:
             key = model or "(none)"
             found.unpriced[key] = found.unpriced.get(key, 0) + read + written
@@ -107,7 +109,7 @@ def price(calls: Iterable[Call]) -> Priced | None:
         assert model is not None
         # the call's price, at the rates of its input band
         base, fresh, out, reads, writes, hour_writes = _unit_prices(
-            model, day, bisect_left(_thresholds(model, day), read)
+            table, bisect_left(_thresholds(table), read)
         )
         usd = (
             base
@@ -134,23 +136,33 @@ def _usd(table: ModelPrice, usage: Any, counts: tuple[int, int, int, int, int]) 
     return table.calc_price(made)["total_price"]
 
 
-@cache
-def _thresholds(model: str, day: str | None) -> tuple[int, ...]:
-    """The input sizes past which the model's price per token changes (none: one price)."""
+def _thresholds(table: ModelPrice) -> tuple[int, ...]:
+    """The input sizes past which the price per token changes (none: one price)."""
+    held = _BY_TABLE.get(id(table))
+    if held is not None and held[0] is table:
+        return held[1]
     from genai_prices.types import TieredPrices
 
-    table = _model_price(model, day)
-    values = vars(table).values() if table is not None else ()
     starts = {
-        tier.start for value in values if isinstance(value, TieredPrices) for tier in value.tiers
+        tier.start
+        for value in vars(table).values()
+        if isinstance(value, TieredPrices)
+        for tier in value.tiers
     }
-    return tuple(sorted(starts))
+    found = tuple(sorted(starts))
+    _BY_TABLE[id(table)] = (table, found, {})
+    return found
 
 
-@cache
-def _unit_prices(
-    model: str, day: str | None, band: int
-) -> tuple[float, float, float, float, float, float]:
+_BY_TABLE: dict[int, tuple[ModelPrice, tuple[int, ...], dict[int, _Rates]]] = {}
+"""By price (the table's own object, held so its id stays its own): its thresholds and the
+rates of each band read so far. A price is one object for all the time it applies, so a
+history of a year is read once per price, not once per model and day."""
+
+_Rates = tuple[float, float, float, float, float, float]
+
+
+def _unit_prices(table: ModelPrice, band: int) -> _Rates:
     """USD per call, and per token of fresh input, output, cache read, cache write and
     cache write kept an hour, for a call whose input is in the ``band``-th range between
     thresholds.
@@ -162,11 +174,13 @@ def _unit_prices(
     from the table at two input sizes of the band and one more call per kind. The property
     test in ``tests/test_cost.py`` holds it to the table, call by call.
     """
+    bands = _thresholds(table)
+    rates = _BY_TABLE[id(table)][2]
+    known = rates.get(band)
+    if known is not None:
+        return known
     from genai_prices import Usage
 
-    table = _model_price(model, day)
-    assert table is not None
-    bands = _thresholds(model, day)
     # two input sizes in the band (one, when the band is a single size)
     low = bands[band - 1] + 1 if band else 0
     high = bands[band] if band < len(bands) else low + _MILLION
@@ -182,31 +196,35 @@ def _unit_prices(
     reads = (usd(high, 0, 0, high) - base) / high if high else Decimal(0)
     writes = (usd(high, 0, high, 0) - base) / high if high else Decimal(0)
     hour_writes = (usd(high, 0, high, 0, high) - base) / high if high else Decimal(0)
-    return float(base), float(fresh), float(out), float(reads), float(writes), float(hour_writes)
+    found = float(base), float(fresh), float(out), float(reads), float(writes), float(hour_writes)
+    rates[band] = found
+    return found
 
 
 _MILLION = 1_000_000
 
 
-def _day(slot: int | None) -> str | None:
-    if slot is None:
+@lru_cache(maxsize=1 << 14)
+def _price_at(model: str, slot: int | None) -> ModelPrice | None:
+    """The table's price of ``model`` for a call made in the quarter hour ``slot`` (None:
+    now), None when it has none. Prices change with the date (a new price from a day on)
+    and some with the time of day (DeepSeek's off-peak hours, which begin and end on a
+    quarter hour): the price of the call's own quarter hour, as the table's ``calc_price``
+    takes it for the call's time."""
+    info = _model_info(model)
+    if info is None:
         return None
-    return _slot_day(slot)
+    when = datetime.fromtimestamp(slot * USAGE_SLOT, UTC) if slot is not None else None
+    return info.get_prices(when or datetime.now(tz=UTC))
 
 
 @cache
-def _slot_day(slot: int) -> str:
-    """The UTC day of a quarter hour (asked once per call; a session's calls share a few)."""
-    return datetime.fromtimestamp(slot * USAGE_SLOT, UTC).date().isoformat()
-
-
-@cache
-def _model_price(model: str, day: str | None) -> ModelPrice | None:
-    """The table's price of ``model`` on ``day`` (prices change), None when it has none."""
+def _model_info(model: str) -> ModelInfo | None:
+    """The table's model ``model`` names, None when it has none (found once a model: the
+    table's lookup matches a name against every provider's models)."""
     from genai_prices import Usage, calc_price
 
-    when = datetime.fromisoformat(day).replace(tzinfo=UTC) if day else None
     try:
-        return calc_price(Usage(input_tokens=0), model, genai_request_timestamp=when).model_price
+        return calc_price(Usage(input_tokens=0), model).model
     except (LookupError, ValueError):
         return None
