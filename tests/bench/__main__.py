@@ -15,6 +15,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable
+from datetime import UTC, date, datetime, timedelta
 from functools import partial
 from pathlib import Path
 from typing import Any, TypeVar
@@ -398,10 +399,18 @@ def bench_readers(workdir: Path, runs: int) -> None:
     )
 
 
+_SPOTTER_DAY = date(2026, 2, 10)
+_AGENTCMD_DAY = date(2025, 10, 21)
+ONE_DAY = _SPOTTER_DAY - timedelta(days=3)
+"""The day the bench's one-day reports ask for: three sessions of a thousand ran on it."""
+
+
 def claude_history(root: Path, sessions: int) -> int:
     """``sessions`` Claude Code session files under ``root/projects`` (20 projects), each the
     two real sessions of the fixtures resumed as one (about 340 KB), with their own session,
-    entry and message ids (ccusage counts a message id once). Returns the bytes written."""
+    entry and message ids (ccusage counts a message id once), spread over a year as a
+    history is: session ``i`` ran ``i % 365`` days before the samples' own days, and its
+    file was last written at the end of its last day. Returns the bytes written."""
     sample = Path(__file__).parents[1] / "fixtures/upstream/agent-logs/claude-session"
     parts = [
         (sample / "spotter-subagent.jsonl").read_text(),
@@ -418,7 +427,14 @@ def claude_history(root: Path, sessions: int) -> int:
             text = text.replace(ident, session)
         text = text.replace('"msg_', f'"msg_{i:05d}_').replace('"req_', f'"req_{i:05d}_')
         text = text.replace('"uuid":"', f'"uuid":"{i:05d}-')
-        (project / f"{session}.jsonl").write_text(text)
+        back = timedelta(days=i % 365)
+        last = _SPOTTER_DAY - back
+        for day, moved in ((_SPOTTER_DAY, last), (_AGENTCMD_DAY, _AGENTCMD_DAY - back)):
+            text = text.replace(f'"timestamp":"{day.isoformat()}T', f'"timestamp":"{moved}T')
+        path = project / f"{session}.jsonl"
+        path.write_text(text)
+        end = datetime(last.year, last.month, last.day, 23, 59, 59, tzinfo=UTC).timestamp()
+        os.utime(path, (end, end))
         written += len(text.encode())
     return written
 
@@ -472,6 +488,9 @@ def bench_sessions(workdir: Path, sessions: int) -> None:
     rows.append(("agentruns stats DIR, first look", _timed(stats, env)))
     rows.append(("agentruns stats DIR, unchanged", _timed(stats, env)))
     rows.append(("agentruns stats DIR --no-cache", _timed([*stats, "--no-cache"], env)))
+    day = ONE_DAY.isoformat()
+    one_day = [*stats, "--no-cache", "--since", day, "--until", day]
+    rows.append(("agentruns stats DIR, one day", _timed(one_day, env)))
     out = workdir / "sessions.jsonl"
     imported = _timed([AGENTRUNS, "import", "-q", folder, "--to", "atif", "-o", str(out)], env)
     rows.append(("agentruns import DIR (atif)", imported))
@@ -481,8 +500,8 @@ def bench_sessions(workdir: Path, sessions: int) -> None:
         print(f"ccusage: {' '.join(ccusage)} ({_version(ccusage)})")
         peers = {
             "ccusage daily": [*ccusage, "daily", "--offline"],
-            "ccusage daily --since (one day)": [
-                *ccusage, "daily", "--offline", "--since", "20260101", "--until", "20260101"
+            "ccusage daily, one day": [
+                *ccusage, "daily", "--offline", "--since", day, "--until", day
             ],
         }  # fmt: skip
         for label, command in peers.items():
