@@ -109,7 +109,7 @@ def price(calls: Iterable[Call]) -> Priced | None:
         assert model is not None
         # the call's price, at the rates of its input band
         base, fresh, out, reads, writes, hour_writes = _unit_prices(
-            table, bisect_left(_thresholds(table), read)
+            table, bisect_left(_known(table)[0], read)
         )
         usd = (
             base
@@ -136,11 +136,24 @@ def _usd(table: ModelPrice, usage: Any, counts: tuple[int, int, int, int, int]) 
     return table.calc_price(made)["total_price"]
 
 
+_Rates = tuple[float, float, float, float, float, float]
+
+_BY_TABLE: dict[int, tuple[ModelPrice, tuple[int, ...], dict[int, _Rates]]] = {}
+"""By price (the table's own object, held here so its id stays its own): its thresholds and
+the rates of each band read so far. A price is one object for all the time it applies, so a
+history of a year is read once per price, not once per model and day."""
+
+
+def _known(table: ModelPrice) -> tuple[tuple[int, ...], dict[int, _Rates]]:
+    """What is known of a price: its thresholds, and the rates of the bands read so far."""
+    held = _BY_TABLE.get(id(table))
+    if held is None:
+        held = _BY_TABLE[id(table)] = (table, _thresholds(table), {})
+    return held[1], held[2]
+
+
 def _thresholds(table: ModelPrice) -> tuple[int, ...]:
     """The input sizes past which the price per token changes (none: one price)."""
-    held = _BY_TABLE.get(id(table))
-    if held is not None and held[0] is table:
-        return held[1]
     from genai_prices.types import TieredPrices
 
     starts = {
@@ -149,17 +162,7 @@ def _thresholds(table: ModelPrice) -> tuple[int, ...]:
         if isinstance(value, TieredPrices)
         for tier in value.tiers
     }
-    found = tuple(sorted(starts))
-    _BY_TABLE[id(table)] = (table, found, {})
-    return found
-
-
-_BY_TABLE: dict[int, tuple[ModelPrice, tuple[int, ...], dict[int, _Rates]]] = {}
-"""By price (the table's own object, held so its id stays its own): its thresholds and the
-rates of each band read so far. A price is one object for all the time it applies, so a
-history of a year is read once per price, not once per model and day."""
-
-_Rates = tuple[float, float, float, float, float, float]
+    return tuple(sorted(starts))
 
 
 def _unit_prices(table: ModelPrice, band: int) -> _Rates:
@@ -174,8 +177,7 @@ def _unit_prices(table: ModelPrice, band: int) -> _Rates:
     from the table at two input sizes of the band and one more call per kind. The property
     test in ``tests/test_cost.py`` holds it to the table, call by call.
     """
-    bands = _thresholds(table)
-    rates = _BY_TABLE[id(table)][2]
+    bands, rates = _known(table)
     known = rates.get(band)
     if known is not None:
         return known

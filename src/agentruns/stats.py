@@ -957,7 +957,7 @@ def _by_model(facts: RunFacts, rounds: Sequence[Summary]) -> dict[str, int]:
     session's. Empty when one model made them all (``facts.model`` holds them)."""
     models: Counter[str] = Counter()
     for run_model, (_, model, read, written, *_) in _calls(facts, rounds):
-        models[model or run_model or "(none)"] += read + written
+        models[_made_with(model, run_model) or "(none)"] += read + written
     unaccounted = (facts.tokens or 0) - sum(models.values())
     if unaccounted > 0:
         models[facts.model or "(none)"] += unaccounted
@@ -966,6 +966,12 @@ def _by_model(facts: RunFacts, rounds: Sequence[Summary]) -> dict[str, int]:
         # such a run, but a total is what the other views count): the run's own facts
         return facts.models
     return dict(models)
+
+
+def _made_with(called: str | None, stream: str | None) -> str | None:
+    """The model a call was made with: the one it names, else its stream's (Copilot's
+    shutdown totals name none). Its tokens are booked and priced under it alike."""
+    return called or stream
 
 
 def _calls(facts: RunFacts, rounds: Sequence[Summary]) -> Iterator[tuple[str | None, CallUsage]]:
@@ -1015,9 +1021,7 @@ def _price(facts: RunFacts, rounds: Sequence[Summary]) -> None:
             at = start if slot is None else slot
             called += read + written
             index = None
-            # a call that names no model was made with its stream's (as ``_by_model`` books
-            # its tokens): priced as that model, not left unpriced under "(none)"
-            made_with = called_model or model
+            made_with = _made_with(called_model, model)
             if usd is not None:
                 place = (at, made_with or "(none)")
                 recorded[place] = recorded.get(place, 0.0) + usd
