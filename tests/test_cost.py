@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
@@ -223,3 +223,41 @@ def test_a_call_costs_what_the_table_says_at_its_own_time(
     usage = Usage(input_tokens=read, output_tokens=written)
     expected = float(calc_price(usage, model, genai_request_timestamp=when).total_price)
     assert _usd((slot, model, read, written, 0, 0, 0)) == pytest.approx(expected, abs=1e-12)
+
+
+def test_a_call_past_the_years_a_datetime_holds_is_priced_at_its_hour() -> None:
+    """9999-12-31T23:59:59-14:00 is 10000-01-01T13:59:59Z, a quarter hour no ``datetime``
+    holds: the call is priced (every dated price has begun), at its own time of day, never
+    an error that costs the session."""
+    late = int(
+        datetime(9999, 12, 31, 23, 59, 59, tzinfo=timezone(-timedelta(hours=14))).timestamp()
+    )
+    slot = late // USAGE_SLOT
+    assert _usd((slot, SONNET, 1_000_000, 0, 0, 0, 0)) == pytest.approx(3.0)
+    # 13:45 UTC is DeepSeek Chat's peak; 20:00 on that day its off-peak
+    assert _usd((slot, "deepseek-chat", 1_000_000, 0, 0, 0, 0)) == pytest.approx(0.27)
+    evening = slot - slot % 96 + 20 * 4
+    assert _usd((evening, "deepseek-chat", 1_000_000, 0, 0, 0, 0)) == pytest.approx(0.135)
+
+
+def test_a_session_at_the_end_of_year_9999_is_counted_and_priced(tmp_path: Path) -> None:
+    """Its lines' time is past what a ``datetime`` holds in UTC: the session is read, not
+    rejected for an error of the pricing."""
+    line = {
+        "type": "assistant",
+        "uuid": "a1",
+        "sessionId": "s1",
+        "timestamp": "9999-12-31T23:59:59-14:00",
+        "requestId": "r1",
+        "message": {
+            "id": "m1",
+            "role": "assistant",
+            "model": SONNET,
+            "content": [{"type": "text", "text": "hi"}],
+            "usage": {"input_tokens": 1_000_000, "output_tokens": 0},
+        },
+    }
+    (tmp_path / "s1.jsonl").write_text(json.dumps(line) + "\n")
+    shown = _stats(str(tmp_path))
+    assert (shown["runs"], shown["rejected"]) == (1, 0)
+    assert shown["cost_usd"]["total"] == pytest.approx(3.0)

@@ -16,7 +16,7 @@ from __future__ import annotations
 from bisect import bisect_left
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 from functools import cache, lru_cache
 from math import isfinite
@@ -216,8 +216,21 @@ def _price_at(model: str, slot: int | None) -> ModelPrice | None:
     info = _model_info(model)
     if info is None:
         return None
-    when = datetime.fromtimestamp(slot * USAGE_SLOT, UTC) if slot is not None else None
-    return info.get_prices(when or datetime.now(tz=UTC))
+    return info.get_prices(_instant(slot) if slot is not None else datetime.now(tz=UTC))
+
+
+def _instant(slot: int) -> datetime:
+    """The start of a quarter hour. One past the years a ``datetime`` holds (9999-12-31 at a
+    -14:00 offset is 10000-01-01 in UTC) is taken on the last day it holds, at its own time of
+    day: every dated price has begun by then, and the hour still decides an hourly one."""
+    seconds = slot * USAGE_SLOT
+    try:
+        return datetime.fromtimestamp(seconds, UTC)
+    except (OverflowError, OSError, ValueError):
+        edge = datetime.max if seconds > 0 else datetime.min
+        return edge.replace(hour=0, minute=0, second=0, microsecond=0, tzinfo=UTC) + timedelta(
+            seconds=seconds % 86_400
+        )
 
 
 @cache
