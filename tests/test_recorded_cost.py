@@ -1,7 +1,8 @@
 """The cost an agent recorded is the cost: a Claude Code line's ``costUSD``, an OpenCode
 message's ``cost``, a stream's stated total, a record's ``cost_usd`` are taken before any
 price table's (as ccusage's default mode takes them); what nothing states a cost for is
-priced by the table, or unknown, never free."""
+priced by the table, or unknown, never free. OpenCode's 0 states nothing (it writes 0 for
+every call it has no price for), as ccusage reads it."""
 
 from __future__ import annotations
 
@@ -101,9 +102,11 @@ def test_without_the_price_table_recorded_costs_still_count(
     assert cost["unpriced_tokens"] == [{"model": SONNET, "tokens": 2_000}]
 
 
-def _opencode(folder: Path) -> None:
+def _opencode(
+    folder: Path, *, stated: float | None = None, model: str = "claude-sonnet-4-5"
+) -> None:
     """An OpenCode storage tree: a session and a subagent session, three priced messages
-    over two days."""
+    over two days (``stated``: the cost every message states instead)."""
     storage = folder / "storage"
     sessions: dict[str, dict[str, Any]] = {
         "ses_A": {"id": "ses_A", "projectID": "p", "title": "main"},
@@ -131,8 +134,8 @@ def _opencode(folder: Path) -> None:
             fresh, out, reasoning, read, write = tokens
             message.update(
                 providerID="anthropic",
-                modelID="claude-sonnet-4-5",
-                cost=cost,
+                modelID=model,
+                cost=cost if stated is None else stated,
                 tokens={
                     "input": fresh,
                     "output": out,
@@ -153,6 +156,66 @@ def test_opencode_messages_cost_what_they_recorded_on_their_own_days(tmp_path: P
     assert cost["total"] == pytest.approx(0.08)
     days = {entry["day"]: entry["usd"] for entry in cost["by_day"]}
     assert days == {"2025-10-09": pytest.approx(0.06), "2025-10-10": pytest.approx(0.02)}
+
+
+_OPENCODE_CALLS = [  # (created, input with the cache, output with reasoning, cache write, read)
+    (1_760_000_001_000, 1200 + 10000 + 2000, 300 + 50, 2000, 10000),
+    (1_760_086_400_000, 100 + 12000, 30, 0, 12000),
+    (1_760_000_060_000, 500, 70 + 20, 0, 0),
+]
+
+
+def test_an_opencode_message_stating_0_is_priced_from_the_table(tmp_path: Path) -> None:
+    """OpenCode writes 0 for a call it has no price for: ccusage prices it from its table,
+    and so does stats (0.0349 for this tree in ccusage 20.0.24, before rounding)."""
+    _opencode(tmp_path, stated=0)
+    cost = _stats("--timezone", "UTC", str(tmp_path))["cost_usd"]
+    calls = [
+        (created // 1000 // USAGE_SLOT, "claude-sonnet-4-5", read, written, write, cached, 0)
+        for created, read, written, write, cached in _OPENCODE_CALLS
+    ]
+    priced = _prices.price(calls)
+    assert priced is not None
+    assert cost["prices"] == _prices.source()
+    assert cost["total"] == pytest.approx(sum(priced.cost.values()))
+    assert cost["total"] > 0
+
+
+def test_an_opencode_message_stating_0_for_a_model_no_table_knows_is_unknown(
+    tmp_path: Path,
+) -> None:
+    _opencode(tmp_path, stated=0.0, model="no-such-model-anywhere")
+    cost = _stats("--timezone", "UTC", str(tmp_path))["cost_usd"]
+    spent = sum(read + written for _, read, written, _, _ in _OPENCODE_CALLS)
+    assert cost["unpriced_tokens"] == [{"model": "no-such-model-anywhere", "tokens": spent}]
+    assert not cost.get("total")
+
+
+def test_an_opencode_stream_step_stating_0_states_no_cost(tmp_path: Path) -> None:
+    """``opencode run --format json`` states each step's cost as its storage does: a step of
+    0 leaves the run's cost to what the other steps state, and its own call unpriced where
+    the stream names no model (it does not)."""
+    from agentruns.transcripts import load
+
+    def step(at: int, cost: float, fresh: int) -> dict[str, Any]:
+        tokens = {"input": fresh, "output": 8, "reasoning": 0, "cache": {"read": 0, "write": 0}}
+        part = {"id": f"p{at}", "type": "step-finish", "reason": "stop", "cost": cost}
+        return {
+            "type": "step_finish",
+            "timestamp": at,
+            "sessionID": "ses_1",
+            "part": part | {"tokens": tokens},
+        }
+
+    def stated(*costs: float) -> object:
+        lines = [step(1000 * n, cost, 700) for n, cost in enumerate(costs, start=1)]
+        path = tmp_path / "events.jsonl"
+        path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+        return load(str(path), "opencode").run.cost_usd
+
+    assert stated(0, 0.001) == pytest.approx(0.001)
+    assert stated(0, 0) is MISSING
+    assert stated(0.002, 0.001) == pytest.approx(0.003)
 
 
 def test_a_record_costs_what_it_states(tmp_path: Path) -> None:

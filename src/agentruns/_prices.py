@@ -48,6 +48,17 @@ def recorded_usd(value: object) -> float | None:
     return None
 
 
+def billed_usd(value: object) -> float | None:
+    """A cost OpenCode states (a message's or a step's ``cost``), else None: as
+    ``recorded_usd``, but 0 is no cost. OpenCode writes 0 for every call it has no price
+    for (a model models.dev does not price, a provider billed by subscription), tokens and
+    all; ccusage prices such a call from its table, and so does ``stats`` (a model the table
+    does not know stays unknown, never free). Other agents' 0 is their statement (ccusage
+    takes Claude Code's and Pi's)."""
+    usd = recorded_usd(value)
+    return None if usd == 0 else usd
+
+
 @dataclass
 class Priced:
     """The cost of a set of calls: USD by (quarter hour, model), and the tokens of calls no

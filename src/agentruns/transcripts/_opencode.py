@@ -12,7 +12,7 @@ from typing import Literal
 
 from pydantic import MISSING, Field
 
-from agentruns._prices import recorded_usd
+from agentruns._prices import billed_usd
 from agentruns.transcripts._stream import EventModel, JsonObject, compact, epoch_ms, events, typed
 from agentruns.transcripts._summary import GUARD_PREFIX, Denial, Message, Summary, ToolCall
 from agentruns_generated._json import JsonValue
@@ -153,10 +153,10 @@ def read(path: str, summary: Summary) -> None:
                     cache_read=cached.read,
                     reasoning=counts.reasoning,
                     at=at,
-                    cost=recorded_usd(event.part.cost),
+                    cost=billed_usd(event.part.cost),
                 )
-            if event.part.cost is not None:
-                cost = event.part.cost + (cost or 0.0)
+            if (usd := billed_usd(event.part.cost)) is not None:
+                cost = usd + (cost or 0.0)
         elif isinstance(event, ErrorEvent):
             failure = _error_reason(event.error)
             summary.problem(line, f"OpenCode reported an error: {failure}")

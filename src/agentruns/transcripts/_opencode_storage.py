@@ -22,7 +22,7 @@ from pathlib import Path
 
 from pydantic import MISSING
 
-from agentruns._prices import recorded_usd
+from agentruns._prices import billed_usd
 from agentruns.errors import InputError
 from agentruns.io import MAX_RECORD_SIZE
 from agentruns.transcripts._stream import JsonObject, compact, epoch_ms
@@ -305,7 +305,7 @@ def _message(
         return
     if role != "assistant":
         return
-    cost = recorded_usd(message.get("cost"))
+    cost = billed_usd(message.get("cost"))
     tokens = message.get("tokens")
     if isinstance(tokens, dict):
         cache = tokens.get("cache")
