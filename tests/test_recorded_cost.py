@@ -181,6 +181,13 @@ def test_an_opencode_message_stating_0_is_priced_from_the_table(tmp_path: Path) 
     assert cost["total"] > 0
 
 
+@pytest.mark.parametrize("stated", [0, 0.0, -0.0, -0.5])
+def test_an_opencode_cost_above_0_only_is_a_cost(stated: float) -> None:
+    assert _prices.billed_usd(stated) is None
+    assert _prices.billed_usd(0.25) == 0.25
+    assert _prices.billed_usd(True) is None
+
+
 def test_an_opencode_message_stating_0_for_a_model_no_table_knows_is_unknown(
     tmp_path: Path,
 ) -> None:

@@ -50,13 +50,14 @@ def recorded_usd(value: object) -> float | None:
 
 def billed_usd(value: object) -> float | None:
     """A cost OpenCode states (a message's or a step's ``cost``), else None: as
-    ``recorded_usd``, but 0 is no cost. OpenCode writes 0 for every call it has no price
-    for (a model models.dev does not price, a provider billed by subscription), tokens and
-    all; ccusage prices such a call from its table, and so does ``stats`` (a model the table
-    does not know stays unknown, never free). Other agents' 0 is their statement (ccusage
-    takes Claude Code's and Pi's)."""
+    ``recorded_usd``, but only a positive amount is a cost. OpenCode writes 0 for every call
+    it has no price for (a model models.dev does not price, a provider billed by
+    subscription), tokens and all; ccusage prices such a call from its table (it takes an
+    OpenCode cost above 0 only), and so does ``stats`` (a model the table does not know
+    stays unknown, never free). Other agents' 0 is their statement (ccusage takes Claude
+    Code's and Pi's)."""
     usd = recorded_usd(value)
-    return None if usd == 0 else usd
+    return usd if usd is not None and usd > 0 else None
 
 
 @dataclass
