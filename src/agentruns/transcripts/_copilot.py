@@ -3,9 +3,14 @@
 Typed events ``{type, data, id, timestamp, parentId}``: ``session.start`` (id, model),
 ``user.message``, ``assistant.message`` (text, ``toolRequests``, ``outputTokens``),
 ``tool.execution_start``/``tool.execution_complete`` (paired by ``toolCallId``), and at the
-end ``session.shutdown`` with the session's ``tokenDetails`` (input, output, cache read and
-write, counted apart: in the one rule input is their sum with the cache counts). Events with
-``parentToolCallId`` belong to a subagent started by that call: a run of its own.
+end ``session.shutdown`` with the session's usage so far (a resumed session writes another,
+with the totals since it began: the last one counts). The usage is each model's, in
+``modelMetrics.<model>.usage`` (``inputTokens`` with the cache reads and writes in it,
+``outputTokens``, ``cacheReadTokens``, ``cacheWriteTokens``, ``reasoningTokens``), as ccusage
+reads it; a shutdown without it (1.0.77's captures) has the session's ``tokenDetails`` (input,
+output, cache read and write, counted apart: in the one rule input is their sum with the
+cache counts), booked under its current model. Events with ``parentToolCallId`` belong to a
+subagent started by that call: a run of its own.
 """
 
 from __future__ import annotations
@@ -163,7 +168,26 @@ def _complete(reading: _Reading, data: JsonObject, line: int) -> None:
 def _close(reading: _Reading, shutdown: JsonObject | None) -> None:
     summary = reading.summary
     details = shutdown.get("tokenDetails") if shutdown is not None else None
-    if isinstance(details, dict):
+    used = _by_model(shutdown)
+    if used:
+        for model, usage in used:
+            read_, write = _tokens(usage, "cacheReadTokens"), _tokens(usage, "cacheWriteTokens")
+            # the input counts the cache in it (ccusage takes the rest as fresh input, at
+            # least none)
+            fresh = max(_tokens(usage, "inputTokens") - read_ - write, 0)
+            out = _tokens(usage, "outputTokens")
+            summary.add_usage(
+                input=fresh + read_ + write,
+                output=out,
+                cache_creation=write,
+                cache_read=read_,
+                reasoning=_tokens(usage, "reasoningTokens") if "reasoningTokens" in usage else None,
+                model=model,
+            )
+        if not summary.models:
+            for model, usage in used:
+                summary.models[model] += _tokens(usage, "outputTokens")
+    elif isinstance(details, dict):
         fresh, out = _count(details, "input"), _count(details, "output")
         read_, write = _count(details, "cache_read"), _count(details, "cache_write")
         summary.add_usage(
@@ -175,6 +199,25 @@ def _close(reading: _Reading, shutdown: JsonObject | None) -> None:
     elif reading.output:
         summary.output_tokens = reading.output
     summary.saved(reading.texts)
+
+
+def _by_model(shutdown: JsonObject | None) -> list[tuple[str, JsonObject]]:
+    """Each model's usage a shutdown states (``modelMetrics.<model>.usage``), in its order;
+    empty when it states none (a shutdown with ``requests`` alone, or no ``usage`` object)."""
+    metrics = shutdown.get("modelMetrics") if shutdown is not None else None
+    if not isinstance(metrics, dict):
+        return []
+    found: list[tuple[str, JsonObject]] = []
+    for model, entry in metrics.items():
+        usage = entry.get("usage") if isinstance(entry, dict) else None
+        if model and isinstance(usage, dict):
+            found.append((model, usage))
+    return found
+
+
+def _tokens(usage: JsonObject, key: str) -> int:
+    value = usage.get(key)
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 0
 
 
 def _count(details: JsonObject, key: str) -> int:
