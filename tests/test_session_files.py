@@ -162,8 +162,21 @@ def _copilot(lines: list[dict[str, Any]]) -> Facts:
         for r in v["data"].get("toolRequests", [])
     }
     started = {v["data"]["toolCallId"] for v in main if v["type"] == "tool.execution_start"}
-    shutdown = next(v["data"] for v in lines if v["type"] == "session.shutdown")
-    details = {k: d["tokenCount"] for k, d in shutdown["tokenDetails"].items()}
+    shutdown = [v["data"] for v in lines if v["type"] == "session.shutdown"][-1]
+    used = [m["usage"] for m in shutdown.get("modelMetrics", {}).values() if "usage" in m]
+    if used:  # each model's, the input with its cache in it
+        details = {
+            key: sum(u.get(name, 0) for u in used)
+            for key, name in (
+                ("input", "inputTokens"),
+                ("output", "outputTokens"),
+                ("cache_read", "cacheReadTokens"),
+                ("cache_write", "cacheWriteTokens"),
+            )
+        }
+        details["input"] -= details["cache_read"] + details["cache_write"]
+    else:  # the session's totals, the input without its cache
+        details = {k: d["tokenCount"] for k, d in shutdown["tokenDetails"].items()}
     return {
         "calls": len(requested | started),
         "input": details["input"] + details["cache_read"] + details["cache_write"],
