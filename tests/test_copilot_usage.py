@@ -126,3 +126,14 @@ def test_a_models_input_is_never_less_than_its_cache(tmp_path: Path, usage: dict
     assert facts.kinds["input"] == max(usage.get("inputTokens", 0), usage.get("cacheReadTokens", 0))
     assert facts.kinds["cache_read"] == usage.get("cacheReadTokens", 0)
     assert facts.kinds["output"] == 1
+
+
+def test_a_model_listed_with_no_usage_is_no_call(tmp_path: Path) -> None:
+    """A model the session switched away from is listed with zeros: not a model of 0 tokens,
+    priced as unknown."""
+    used = {"gpt-5-mini": _usage(300, 20), "idle-model": _usage(0, 0)}
+    facts = _facts(_session(tmp_path, _shutdown(used)))
+    assert facts.models == {}
+    assert facts.model == "gpt-5-mini"
+    assert facts.unpriced == {}
+    assert {model for _, model, _ in facts.cost} == {"gpt-5-mini"}

@@ -202,17 +202,22 @@ def _close(reading: _Reading, shutdown: JsonObject | None) -> None:
 
 
 def _by_model(shutdown: JsonObject | None) -> list[tuple[str, JsonObject]]:
-    """Each model's usage a shutdown states (``modelMetrics.<model>.usage``), in its order;
-    empty when it states none (a shutdown with ``requests`` alone, or no ``usage`` object)."""
+    """Each model's usage a shutdown states (``modelMetrics.<model>.usage``), in its order,
+    but a model that used nothing (a model the session switched away from before calling it
+    is listed with zeros: no call, not an unknown model of 0 tokens); empty when it states
+    none (a shutdown with ``requests`` alone, or no ``usage`` object)."""
     metrics = shutdown.get("modelMetrics") if shutdown is not None else None
     if not isinstance(metrics, dict):
         return []
     found: list[tuple[str, JsonObject]] = []
     for model, entry in metrics.items():
         usage = entry.get("usage") if isinstance(entry, dict) else None
-        if model and isinstance(usage, dict):
+        if model and isinstance(usage, dict) and any(_tokens(usage, key) for key in _KINDS):
             found.append((model, usage))
     return found
+
+
+_KINDS = ("inputTokens", "outputTokens", "cacheReadTokens", "cacheWriteTokens", "reasoningTokens")
 
 
 def _tokens(usage: JsonObject, key: str) -> int:
