@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 
 from agentruns.stats import RunFacts, _session_facts
+from tests._stats import stats_json
 
 START = "2026-07-29T19:20:00.000Z"
 END = "2026-07-29T19:26:31.089Z"
@@ -32,7 +33,9 @@ def _usage(fresh: int, output: int, read: int = 0, write: int = 0) -> dict[str, 
     }
 
 
-def _shutdown(models: dict[str, dict[str, int]], *, details: bool = False) -> dict[str, Any]:
+def _shutdown(
+    models: dict[str, dict[str, int]], *, details: bool = False, at: str = END
+) -> dict[str, Any]:
     data: dict[str, Any] = {
         "shutdownType": "routine",
         "currentModel": next(iter(models)),
@@ -53,7 +56,7 @@ def _shutdown(models: dict[str, dict[str, int]], *, details: bool = False) -> di
         }
         total["input"] -= total["cache_read"] + total["cache_write"]
         data["tokenDetails"] = {key: {"tokenCount": n} for key, n in total.items()}
-    return {"type": "session.shutdown", "data": data, "id": "e9", "timestamp": END}
+    return {"type": "session.shutdown", "data": data, "id": "e9", "timestamp": at}
 
 
 def _session(tmp_path: Path, *shutdowns: dict[str, Any]) -> Path:
@@ -117,6 +120,22 @@ def test_a_resumed_sessions_last_shutdown_is_its_usage(tmp_path: Path) -> None:
     facts = _facts(_session(tmp_path, first, last))
     assert facts.tokens == 335
     assert facts.models == {"gpt-5-mini": 280, "claude-haiku-4.5": 55}
+
+
+@pytest.mark.parametrize("details", [False, True])
+def test_each_shutdown_books_what_it_adds_on_its_own_day(tmp_path: Path, details: bool) -> None:
+    """A session resumed the next day: its second shutdown's totals less the first's are the
+    second day's (ccusage 20.0.24 books them so: 150 and 130 tokens on ccusage's own
+    fixture of this shape)."""
+    first = _shutdown({"gpt-5-mini": _usage(70, 50, 10, 20)}, details=details, at=START)
+    later = "2026-07-30T09:00:00.000Z"
+    last = _shutdown({"gpt-5-mini": _usage(150, 80, 20, 30)}, details=details, at=later)
+    path = _session(tmp_path, first, last)
+    days = stats_json("--no-cache", "--timezone", "UTC", str(path))["tokens_by_day"]
+    assert [(day["day"], day["tokens"]) for day in days] == [
+        ("2026-07-29", 150),
+        ("2026-07-30", 130),
+    ]
 
 
 @pytest.mark.parametrize("usage", [{"inputTokens": 10, "cacheReadTokens": 40}, {}, {"x": 1}])

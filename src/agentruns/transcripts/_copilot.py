@@ -3,8 +3,9 @@
 Typed events ``{type, data, id, timestamp, parentId}``: ``session.start`` (id, model),
 ``user.message``, ``assistant.message`` (text, ``toolRequests``, ``outputTokens``),
 ``tool.execution_start``/``tool.execution_complete`` (paired by ``toolCallId``), and at the
-end ``session.shutdown`` with the session's usage so far (a resumed session writes another,
-with the totals since it began: the last one counts). The usage is each model's, in
+end ``session.shutdown`` with the session's usage so far: a resumed session writes another,
+with the totals since the session began, so each shutdown's usage is what it adds to the one
+before, booked when it was written (ccusage books it so). The usage is each model's, in
 ``modelMetrics.<model>.usage`` (``inputTokens`` with the cache reads and writes in it,
 ``outputTokens``, ``cacheReadTokens``, ``cacheWriteTokens``, ``reasoningTokens``), as ccusage
 reads it; a shutdown without it (1.0.77's captures) has the session's ``tokenDetails`` (input,
@@ -47,7 +48,7 @@ class _Reading:
 def read(path: str, summary: Summary) -> None:
     main = _Reading(summary)
     children: dict[str, _Reading] = {}
-    shutdown: JsonObject | None = None
+    shutdowns: list[tuple[JsonObject, datetime | None]] = []
     for line, value in events(path, summary):
         kind = value.get("type")
         data = value.get("data")
@@ -70,7 +71,7 @@ def read(path: str, summary: Summary) -> None:
         elif kind == "session.model_change":
             reading.model = _str(data.get("newModel")) or reading.model
         elif kind == "session.shutdown":
-            shutdown = data
+            shutdowns.append((data, at))
         elif kind == "user.message":
             text = _str(data.get("content"))
             if reading.summary.prompt is None and text and text.strip():
@@ -84,7 +85,7 @@ def read(path: str, summary: Summary) -> None:
         else:
             summary.skipped[kind] += 1
     for reading in (main, *children.values()):
-        _close(reading, shutdown if reading is main else None)
+        _close(reading, shutdowns if reading is main else [])
     summary.children.extend(reading.summary for reading in children.values())
 
 
@@ -165,40 +166,74 @@ def _complete(reading: _Reading, data: JsonObject, line: int) -> None:
     call.is_error = data.get("success") is False
 
 
-def _close(reading: _Reading, shutdown: JsonObject | None) -> None:
+_Counts = dict[str, int]
+"""A model's usage as a shutdown states it, in the one meaning's parts: fresh input, output,
+cache reads and writes, reasoning (where stated)."""
+
+
+def _close(reading: _Reading, shutdowns: list[tuple[JsonObject, datetime | None]]) -> None:
     summary = reading.summary
-    details = shutdown.get("tokenDetails") if shutdown is not None else None
-    used = _by_model(shutdown)
-    if used:
-        for model, usage in used:
-            read_, write = _tokens(usage, "cacheReadTokens"), _tokens(usage, "cacheWriteTokens")
-            # the input counts the cache in it (ccusage takes the rest as fresh input, at
-            # least none)
-            fresh = max(_tokens(usage, "inputTokens") - read_ - write, 0)
-            out = _tokens(usage, "outputTokens")
+    before: dict[str | None, _Counts] = {}  # per model (None: the session's totals)
+    for data, at in shutdowns:
+        for model, counts in _stated(data):
+            last = before.get(model, {})
+            before[model] = counts
+            # what this shutdown adds to the last one (a count never goes back)
+            added = {kind: max(n - last.get(kind, 0), 0) for kind, n in counts.items()}
+            if not any(added.values()):
+                continue
+            fresh, read_, write = added["fresh"], added["read"], added["write"]
             summary.add_usage(
                 input=fresh + read_ + write,
-                output=out,
+                output=added["output"],
                 cache_creation=write,
                 cache_read=read_,
-                reasoning=_tokens(usage, "reasoningTokens") if "reasoningTokens" in usage else None,
+                reasoning=added.get("reasoning"),
                 model=model,
+                at=at,
             )
-        if not summary.models:
-            for model, usage in used:
-                summary.models[model] += _tokens(usage, "outputTokens")
-    elif isinstance(details, dict):
-        fresh, out = _count(details, "input"), _count(details, "output")
-        read_, write = _count(details, "cache_read"), _count(details, "cache_write")
-        summary.add_usage(
-            input=fresh + read_ + write, output=out, cache_creation=write, cache_read=read_
-        )
-        current = _str(shutdown.get("currentModel")) if shutdown is not None else None
-        if current and not summary.models:
-            summary.models[current] += out
-    elif reading.output:
-        summary.output_tokens = reading.output
+    if not before:
+        if reading.output:
+            summary.output_tokens = reading.output
+    elif not summary.models:  # the run's model: the one that wrote most
+        current = _str(shutdowns[-1][0].get("currentModel"))
+        for model, counts in before.items():
+            named = model or current
+            if named:
+                summary.models[named] += counts["output"]
     summary.saved(reading.texts)
+
+
+def _stated(shutdown: JsonObject) -> list[tuple[str | None, _Counts]]:
+    """The usage a shutdown states so far: each model's (``modelMetrics``), else the
+    session's totals (``tokenDetails``) under no model; empty when it states none."""
+    used = _by_model(shutdown)
+    if used:
+        found: list[tuple[str | None, _Counts]] = []
+        for model, usage in used:
+            read_, write = _tokens(usage, "cacheReadTokens"), _tokens(usage, "cacheWriteTokens")
+            counts = {
+                # the input counts the cache in it (ccusage takes the rest as fresh input, at
+                # least none)
+                "fresh": max(_tokens(usage, "inputTokens") - read_ - write, 0),
+                "output": _tokens(usage, "outputTokens"),
+                "read": read_,
+                "write": write,
+            }
+            if "reasoningTokens" in usage:
+                counts["reasoning"] = _tokens(usage, "reasoningTokens")
+            found.append((model, counts))
+        return found
+    details = shutdown.get("tokenDetails")
+    if not isinstance(details, dict):
+        return []
+    counts = {
+        "fresh": _count(details, "input"),
+        "output": _count(details, "output"),
+        "read": _count(details, "cache_read"),
+        "write": _count(details, "cache_write"),
+    }
+    return [(None, counts)]
 
 
 def _by_model(shutdown: JsonObject | None) -> list[tuple[str, JsonObject]]:
