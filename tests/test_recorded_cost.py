@@ -200,8 +200,8 @@ def test_an_opencode_message_stating_0_for_a_model_no_table_knows_is_unknown(
 
 def test_an_opencode_stream_step_stating_0_states_no_cost(tmp_path: Path) -> None:
     """``opencode run --format json`` states each step's cost as its storage does: a step of
-    0 leaves the run's cost to what the other steps state, and its own call unpriced where
-    the stream names no model (it does not)."""
+    0 states none, so the run's cost is unknown (its own call unpriced, where the stream names
+    no model: it does not), as it is whenever a step that spent tokens states none."""
     from agentruns.transcripts import load
 
     def step(at: int, cost: float, fresh: int) -> dict[str, Any]:
@@ -220,7 +220,7 @@ def test_an_opencode_stream_step_stating_0_states_no_cost(tmp_path: Path) -> Non
         path.write_text("".join(json.dumps(line) + "\n" for line in lines))
         return load(str(path), "opencode").run.cost_usd
 
-    assert stated(0, 0.001) == pytest.approx(0.001)
+    assert stated(0, 0.001) is MISSING
     assert stated(0, 0) is MISSING
     assert stated(0.002, 0.001) == pytest.approx(0.003)
 
@@ -323,4 +323,51 @@ def test_an_opencode_cost_that_is_no_finite_number_is_no_cost(tmp_path: Path, co
         text = message.read_text()
         message.write_text(text.replace('"cost": 0.05', f'"cost": {cost}'))
     run = load(f"{tmp_path / 'storage'}#ses_A", "opencode-storage").run
-    assert run.cost_usd == pytest.approx(0.02)  # the other message's cost alone
+    # one message states no cost: the run's is unknown (the other's alone is no run's cost,
+    # as for a Claude Code session), and stats prices that message
+    assert run.cost_usd is MISSING
+
+
+def test_a_pi_sessions_cost_is_known_only_when_every_answer_states_one(tmp_path: Path) -> None:
+    from agentruns.transcripts import load
+    from tests.test_pi_sessions import SESSION, _session, _write
+
+    lines = _session()
+    path = _write(tmp_path / "every" / f"s_{SESSION}.jsonl", lines)
+    assert load(path).run.cost_usd == pytest.approx(0.0216)
+    del lines[4]["message"]["usage"]["cost"]  # the second answer states none
+    path = _write(tmp_path / "some" / f"s_{SESSION}.jsonl", lines)
+    assert load(path).run.cost_usd is MISSING
+
+
+def _cline_task(folder: Path, requests: list[dict[str, Any]]) -> Path:
+    task = folder / "tasks" / "1700000000000"
+    task.mkdir(parents=True)
+    rows = [{"ts": 1700000000000, "type": "say", "say": "task", "text": "go"}]
+    rows += [
+        {"ts": 1700000001000 + n, "type": "say", "say": "api_req_started", "text": json.dumps(r)}
+        for n, r in enumerate(requests)
+    ]
+    (task / "ui_messages.json").write_text(json.dumps(rows))
+    return task
+
+
+@pytest.mark.parametrize(
+    ("requests", "stated"),
+    [
+        ([{"tokensIn": 5, "cost": 0.25}, {"tokensIn": 7, "cost": 0.5}], 0.75),
+        ([{"tokensIn": 5, "cost": 0.25}, {"tokensIn": 7}], None),
+        ([{"tokensIn": 5, "cost": 0.25}, {"cost": 0.5}], 0.75),  # a cost with no tokens
+        ([{"tokensIn": 5, "cost": 0.25}, {}], 0.25),  # a request of nothing states nothing
+    ],
+)
+def test_a_cline_tasks_cost_is_known_only_when_every_request_that_spent_tokens_states_one(
+    tmp_path: Path, requests: list[dict[str, Any]], stated: float | None
+) -> None:
+    from agentruns.transcripts import load
+
+    run = load(_cline_task(tmp_path, requests), "cline-task").run
+    if stated is None:
+        assert run.cost_usd is MISSING
+    else:
+        assert run.cost_usd == pytest.approx(stated)

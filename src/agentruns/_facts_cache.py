@@ -19,7 +19,7 @@ from typing import Generic, TypeVar
 
 F = TypeVar("F")
 
-FACTS_VERSION = 17
+FACTS_VERSION = 18
 """Raised when what a reader makes of a file changes: entries of another version are unused."""
 
 

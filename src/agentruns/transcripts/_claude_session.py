@@ -190,9 +190,9 @@ class Reading:
                 cost=counted.cost,
                 key=call_key(ident, counted.request),
             )
-        costs = [counted.cost for counted in self.usage.values()]
-        if costs and None not in costs:  # every response recorded its cost: the stream's
-            summary.cost_usd = sum(cost for cost in costs if cost is not None)
+        costs = summary.calls_cost()
+        if costs is not None:  # every response recorded its cost: the stream's
+            summary.cost_usd = costs
         summary.saved(self.texts)
         summary.unanswered(self.pending)
 

@@ -96,6 +96,7 @@ HARNESS = "cline-task"
 
 
 def _close(summary: Summary) -> None:
+    summary.cost_usd = summary.calls_cost()
     summary.timed()
     summary.ending = "completed"
 
@@ -185,7 +186,9 @@ def _request(text: str, summary: Summary) -> None:
         key: _int(info.get(key)) for key in ("tokensIn", "tokensOut", "cacheWrites", "cacheReads")
     }
     cost = recorded_usd(info.get("cost"))
-    if any(counts.values()):
+    if not any(counts.values()) and cost is not None:
+        summary.add_usage(cost=cost)  # a cost without counts: a call of no tokens
+    elif any(counts.values()):
         summary.add_usage(
             input=counts["tokensIn"] + counts["cacheWrites"] + counts["cacheReads"],
             output=counts["tokensOut"],
@@ -193,8 +196,6 @@ def _request(text: str, summary: Summary) -> None:
             cache_read=counts["cacheReads"],
             cost=cost,
         )
-    if cost is not None:
-        summary.cost_usd = (summary.cost_usd or 0.0) + cost
 
 
 def _int(value: JsonValue | MISSING) -> int:

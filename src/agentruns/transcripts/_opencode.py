@@ -109,7 +109,6 @@ def _error_reason(error: JsonValue) -> str:
 
 def read(path: str, summary: Summary) -> None:
     tokens: int | None = None
-    cost: float | None = None
     first_ms: float | None = None
     last_ms: float | None = None
     stamps = 0
@@ -142,6 +141,9 @@ def read(path: str, summary: Summary) -> None:
         elif isinstance(event, StepFinish):
             last_finish = event.part.reason
             counts = event.part.tokens
+            stated = billed_usd(event.part.cost)
+            if counts is None and stated is not None:
+                summary.add_usage(at=at, cost=stated)  # a cost without counts: no tokens
             if counts is not None:
                 used = (counts.input or 0) + (counts.output or 0) + (counts.reasoning or 0)
                 tokens = used + (tokens or 0)
@@ -153,15 +155,13 @@ def read(path: str, summary: Summary) -> None:
                     cache_read=cached.read,
                     reasoning=counts.reasoning,
                     at=at,
-                    cost=billed_usd(event.part.cost),
+                    cost=stated,
                 )
-            if (usd := billed_usd(event.part.cost)) is not None:
-                cost = usd + (cost or 0.0)
         elif isinstance(event, ErrorEvent):
             failure = _error_reason(event.error)
             summary.problem(line, f"OpenCode reported an error: {failure}")
     summary.total_tokens = tokens
-    summary.cost_usd = cost
+    summary.cost_usd = summary.calls_cost()
     if first_ms is not None and last_ms is not None and stamps >= 2:
         spread = round(last_ms - first_ms)
         if spread >= 0:

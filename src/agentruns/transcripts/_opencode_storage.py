@@ -280,6 +280,7 @@ def _session(found: _Session, summary: Summary) -> None:
     texts: list[str] = []
     for message in messages:
         _message(message, parts.get(str(message.get("id")), []), summary, texts)
+    summary.cost_usd = summary.calls_cost()
     summary.saved(texts)
 
 
@@ -307,6 +308,8 @@ def _message(
         return
     cost = billed_usd(message.get("cost"))
     tokens = message.get("tokens")
+    if not isinstance(tokens, dict) and cost is not None:
+        summary.add_usage(at=at, cost=cost)  # a cost without counts: a call of no tokens
     if isinstance(tokens, dict):
         cache = tokens.get("cache")
         read_ = _int(cache.get("read")) if isinstance(cache, dict) else 0
@@ -323,8 +326,6 @@ def _message(
             at=at,
             cost=cost,
         )
-    if cost is not None:
-        summary.cost_usd = (summary.cost_usd or 0.0) + cost
     for part in parts:
         _part(part, summary, texts, at)
 

@@ -72,6 +72,7 @@ def read_session(path: str, summary: Summary) -> None:
             )
         else:
             summary.skipped[kind if isinstance(kind, str) else "?"] += 1
+    summary.cost_usd = summary.calls_cost()
     summary.saved(texts)
     summary.unanswered(pending)
 
@@ -107,6 +108,7 @@ def read(path: str, summary: Summary) -> None:
         elif not isinstance(kind, str) or kind not in _TYPES:
             summary.skipped[kind if isinstance(kind, str) else "?"] += 1
     summary.final_text = texts[-1] if texts else None
+    summary.cost_usd = summary.calls_cost()
     summary.timed()
     if ended:
         summary.ending = "completed"
@@ -171,8 +173,6 @@ def _message(
                 cost=total,
                 key=key,
             )
-            if total is not None:
-                summary.cost_usd = (summary.cost_usd or 0.0) + total
         for block in blocks:
             if block.get("type") == "text" and isinstance(block.get("text"), str):
                 text = str(block["text"])

@@ -219,6 +219,20 @@ class Summary:
         if model:
             self.models[model] += output or 0
 
+    def calls_cost(self) -> float | None:
+        """The stream's cost as its calls recorded it: their sum where every call that spent
+        tokens recorded its cost; None where one did not (a sum of some calls' costs is no
+        run's cost: ``stats`` prices the others from the table, call by call, and a record
+        of the run states none), or no call was made. The one rule of every reader that sums
+        recorded costs (Claude Code, OpenCode, pi, Cline)."""
+        total: float | None = None
+        for _, _, read, written, _, _, _, cost, _, _ in self.calls_usage:
+            if cost is not None:
+                total = (total or 0.0) + cost
+            elif read or written:
+                return None
+        return total
+
     @property
     def model(self) -> str | None:
         """The model that wrote the most (the first seen, on a tie)."""
