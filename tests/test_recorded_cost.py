@@ -371,3 +371,86 @@ def test_a_cline_tasks_cost_is_known_only_when_every_request_that_spent_tokens_s
         assert run.cost_usd is MISSING
     else:
         assert run.cost_usd == pytest.approx(stated)
+
+
+Costs = list[float | None]
+"""What each call of a generated session states it cost (None: nothing)."""
+
+
+def _claude_costs(folder: Path, costs: Costs) -> str:
+    lines = [
+        _claude_line(n, 10 + n) if cost is None else _claude_line(n, 10 + n, cost)
+        for n, cost in enumerate(costs)
+    ]
+    return str(_claude_session(folder, lines))
+
+
+def _opencode_costs(folder: Path, costs: Costs) -> str:
+    storage = folder / "storage"
+    session = {"id": "ses_A", "projectID": "p", "time": {"created": 1_760_000_000_000}}
+    (storage / "session" / "p").mkdir(parents=True)
+    (storage / "session" / "p" / "ses_A.json").write_text(json.dumps(session))
+    (storage / "message" / "ses_A").mkdir(parents=True)
+    for n, cost in enumerate(costs):
+        message = {
+            "id": f"msg_{n}",
+            "sessionID": "ses_A",
+            "role": "assistant",
+            "time": {"created": 1_760_000_001_000 + n},
+            "modelID": "claude-sonnet-4-5",
+            "tokens": {"input": 10 + n, "output": 1},
+            "cost": 0 if cost is None else cost,  # OpenCode's 0: no cost
+        }
+        (storage / "message" / "ses_A" / f"msg_{n}.json").write_text(json.dumps(message))
+    return f"{storage}#ses_A"
+
+
+def _pi_costs(folder: Path, costs: Costs) -> str:
+    from tests.test_pi_sessions import SESSION, _entry, _write
+
+    lines: list[dict[str, Any]] = [
+        {"type": "session", "version": 3, "id": SESSION, "timestamp": "2026-01-03T10:00:00Z"}
+    ]
+    for n, cost in enumerate(costs, start=1):
+        usage: dict[str, Any] = {"input": 10 + n, "output": 1}
+        if cost is not None:
+            usage["cost"] = {"total": cost}
+        answer = {"role": "assistant", "content": [], "model": "m", "usage": usage}
+        lines.append(_entry(n, answer, f"2026-01-03T10:0{n}:00.000Z"))
+    return str(_write(folder / f"s_{SESSION}.jsonl", lines))
+
+
+def _cline_costs(folder: Path, costs: Costs) -> str:
+    requests: list[dict[str, Any]] = [
+        {"tokensIn": 10 + n} | ({} if cost is None else {"cost": cost})
+        for n, cost in enumerate(costs)
+    ]
+    return str(_cline_task(folder, requests))
+
+
+_COSTED = {
+    "claude-code-session": _claude_costs,
+    "opencode-storage": _opencode_costs,
+    "pi-session": _pi_costs,
+    "cline-task": _cline_costs,
+}
+"""The readers that take the costs an agent records, by a writer of a session whose calls
+each spend tokens and state the given costs."""
+
+
+@pytest.mark.parametrize("harness", sorted(_COSTED))
+@given(costs=st.lists(st.none() | st.sampled_from([0.001, 0.25, 1.5, 3.0]), min_size=1, max_size=5))
+@PROPERTY_SETTINGS
+def test_a_runs_recorded_cost_is_its_calls_only_when_every_call_states_one(
+    harness: str, costs: Costs, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    """Whatever the agent: the calls' sum when each states its cost, else unknown (never the
+    sum of those that do, which would price the run below what it spent)."""
+    from agentruns.transcripts import load
+
+    where = _COSTED[harness](tmp_path_factory.mktemp(harness), costs)
+    stated = load(where, harness).run.cost_usd
+    if None in costs:
+        assert stated is MISSING
+    else:
+        assert stated == pytest.approx(sum(cost for cost in costs if cost is not None))
