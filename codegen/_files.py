@@ -13,10 +13,10 @@ import signal
 import stat
 import tempfile
 import threading
+import weakref
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from types import FrameType
-from typing import NoReturn
 
 
 def _mode_for(target: Path) -> int:
@@ -73,11 +73,13 @@ def write_all(files: Mapping[Path, str]) -> None:
     written: dict[Path, str] = {}
     try:
         for target, text in files.items():
+            stop_point()
             target.parent.mkdir(parents=True, exist_ok=True)
             with _signals_held():  # a stop between making a file and noting it would leave it
                 written[target] = _temporary(target, text)
         # the renames are one step: a stopping signal waits until all are done, so the set
         # is either all old or all new, and no temporary file is left between
+        stop_point()
         with _signals_held():
             for target, temporary in written.items():
                 os.replace(temporary, target)
@@ -95,8 +97,37 @@ class Stopped(BaseException):
         self.number = number
 
 
-def _stop(number: int, frame: FrameType | None) -> NoReturn:
+def _stop(number: int, frame: FrameType | None) -> None:
+    if frame is not None and _drops_exceptions(frame):
+        # raised here, ``Stopped`` would be printed as "Exception ignored" and dropped, and
+        # the run would go on: it is raised at the next stop point instead (before any file
+        # is written, and when the stoppable block ends)
+        _pending.append(number)
+        return
     raise Stopped(number)
+
+
+_pending: list[int] = []
+"""A stopping signal that arrived where its exception would have been dropped."""
+
+
+def stop_point() -> None:
+    """Raise the stop that arrived where it could not be raised, if one did."""
+    if _pending:
+        raise Stopped(_pending[0])
+
+
+def _drops_exceptions(frame: FrameType) -> bool:
+    """Whether the interpreter prints and drops an exception raised in ``frame``: a callback
+    it runs on its own (a module lock's weakref callback in the import system, a finalizer,
+    a ``__del__``), not code that called into it. A signal lands there when it arrives as an
+    import's lock is collected (CI saw one, at 0.8 s into a generate)."""
+    code = frame.f_code
+    return (
+        code.co_name == "__del__"
+        or (code.co_name == "cb" and code.co_filename.startswith("<frozen importlib"))
+        or code.co_filename == weakref.__file__
+    )
 
 
 @contextlib.contextmanager
@@ -106,9 +137,12 @@ def stoppable() -> Iterator[None]:
     if threading.current_thread() is not threading.main_thread():
         yield  # signals reach the main thread only; there is nothing to install
         return
+    _pending.clear()
     previous = {number: signal.signal(number, _stop) for number in _STOPPING}
     try:
         yield
+        stop_point()  # a stop that arrived where it could not be raised ends the block too
     finally:
         for number, handler in previous.items():
             signal.signal(number, handler)
+        _pending.clear()

@@ -10,8 +10,10 @@ import signal
 import subprocess
 import sys
 import time
+import weakref
 from contextlib import nullcontext
 from pathlib import Path
+from types import FrameType
 
 import pytest
 
@@ -172,3 +174,61 @@ def test_generate_keeps_a_files_mode_and_gives_a_new_one_the_umasks(tree: Path) 
     assert "review_url" in models.read_text()  # rewritten, its mode kept
     assert models.stat().st_mode & 0o777 == 0o640
     assert new.stat().st_mode & 0o777 == 0o644
+
+
+def _frame_of(name: str, filename: str) -> FrameType:
+    """A frame whose code has ``name`` in ``filename`` (compiled there, so the frame is real)."""
+    namespace: dict[str, object] = {}
+    exec(
+        compile(f"def {name}():\n    import sys\n    return sys._getframe()\n", filename, "exec"),
+        namespace,
+    )
+    made = namespace[name]
+    assert callable(made)
+    frame = made()
+    assert isinstance(frame, FrameType)
+    return frame
+
+
+@pytest.mark.parametrize(
+    ("name", "filename"),
+    [
+        ("cb", "<frozen importlib._bootstrap>"),  # a module lock's weakref callback
+        ("__del__", "anything.py"),
+        ("__call__", weakref.__file__),  # a weakref.finalize callback
+    ],
+)
+def test_a_stop_in_a_callback_whose_exceptions_are_dropped_is_kept_for_the_next_stop_point(
+    name: str, filename: str
+) -> None:
+    """The interpreter prints an exception raised in such a callback as "Exception ignored"
+    and goes on: the stop is kept, and raised at the next stop point, before any file is
+    written."""
+    with pytest.raises(_files.Stopped):
+        _stopped_in(name, filename)
+
+
+def _stopped_in(name: str, filename: str) -> None:
+    with _files.stoppable():
+        try:
+            _files._stop(signal.SIGTERM, _frame_of(name, filename))
+        except _files.Stopped:
+            raise AssertionError(f"raised in {name}, where it would be dropped") from None
+        _files.stop_point()  # (what writing a file does first)
+
+
+def test_a_stop_elsewhere_raises_at_once() -> None:
+    with pytest.raises(_files.Stopped):
+        _files._stop(signal.SIGTERM, _frame_of("generate", "codegen/_generate.py"))
+
+
+def _write_after_a_kept_stop(target: Path) -> None:
+    with _files.stoppable():
+        _files._stop(signal.SIGTERM, _frame_of("cb", "<frozen importlib._bootstrap>"))
+        _files.write_all({target: "x = 1\n"})
+
+
+def test_a_stop_kept_from_a_callback_writes_no_file(tmp_path: Path) -> None:
+    with pytest.raises(_files.Stopped):
+        _write_after_a_kept_stop(tmp_path / "a.py")
+    assert list(tmp_path.iterdir()) == []
