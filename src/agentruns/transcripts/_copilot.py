@@ -8,9 +8,9 @@ with the totals since the session began, so each shutdown's usage is what it add
 before, booked when it was written (ccusage books it so). The usage is each model's, in
 ``modelMetrics.<model>.usage`` (``inputTokens`` with the cache reads and writes in it,
 ``outputTokens``, ``cacheReadTokens``, ``cacheWriteTokens``, ``reasoningTokens``), as ccusage
-reads it; a shutdown without it (1.0.77's captures) has the session's ``tokenDetails`` (input,
-output, cache read and write, counted apart: in the one rule input is their sum with the
-cache counts), booked under its current model. Events with ``parentToolCallId`` belong to a
+reads it; a shutdown without it (jazzy's 1.0.77-shaped sample) has the session's
+``tokenDetails`` (input, output, cache read and write, counted apart: in the one rule input
+is their sum with the cache counts), booked under its current model. Events with ``parentToolCallId`` belong to a
 subagent started by that call: a run of its own.
 """
 
@@ -195,7 +195,7 @@ def _close(reading: _Reading, shutdowns: list[tuple[JsonObject, datetime | None]
     if not before:
         if reading.output:
             summary.output_tokens = reading.output
-    elif not summary.models:  # the run's model: the one that wrote most
+    elif not summary.models:  # the session's totals name no model: its current one
         current = _str(shutdowns[-1][0].get("currentModel"))
         for model, counts in before.items():
             named = model or current
