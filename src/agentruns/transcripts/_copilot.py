@@ -10,8 +10,8 @@ before, booked when it was written (ccusage books it so). The usage is each mode
 ``outputTokens``, ``cacheReadTokens``, ``cacheWriteTokens``, ``reasoningTokens``), as ccusage
 reads it; a shutdown without it (jazzy's 1.0.77-shaped sample) has the session's
 ``tokenDetails`` (input, output, cache read and write, counted apart: in the one rule input
-is their sum with the cache counts), booked under its current model. Events with ``parentToolCallId`` belong to a
-subagent started by that call: a run of its own.
+is their sum with the cache counts), booked under its current model. Events with
+``parentToolCallId`` belong to a subagent started by that call: a run of its own.
 """
 
 from __future__ import annotations
