@@ -11,10 +11,11 @@ import contextlib
 import os
 import signal
 import stat
+import sys
 import tempfile
 import threading
 import weakref
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from types import FrameType
 
@@ -139,10 +140,31 @@ def stoppable() -> Iterator[None]:
         return
     _pending.clear()
     previous = {number: signal.signal(number, _stop) for number in _STOPPING}
+    hook = sys.unraisablehook
+    sys.unraisablehook = _keeping_dropped_stops(hook)
     try:
         yield
         stop_point()  # a stop that arrived where it could not be raised ends the block too
     finally:
         for number, handler in previous.items():
             signal.signal(number, handler)
+        sys.unraisablehook = hook
         _pending.clear()
+
+
+def _keeping_dropped_stops(
+    previous: Callable[[sys.UnraisableHookArgs], object],
+) -> Callable[[sys.UnraisableHookArgs], object]:
+    """``sys.unraisablehook`` that keeps a ``Stopped`` the interpreter dropped for the next
+    stop point, unprinted: raised in a function a callback called (a ``__del__`` that closes
+    a file), it is not in a frame ``_drops_exceptions`` knows, and would be printed as
+    "Exception ignored" while the run went on. Whatever else is dropped is reported as
+    before."""
+
+    def hook(unraisable: sys.UnraisableHookArgs) -> object:
+        if isinstance(unraisable.exc_value, Stopped):
+            _pending.append(unraisable.exc_value.number)
+            return None
+        return previous(unraisable)
+
+    return hook

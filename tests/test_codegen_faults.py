@@ -232,3 +232,46 @@ def test_a_stop_kept_from_a_callback_writes_no_file(tmp_path: Path) -> None:
     with pytest.raises(_files.Stopped):
         _write_after_a_kept_stop(tmp_path / "a.py")
     assert list(tmp_path.iterdir()) == []
+
+
+class _ClosesOnCollection:
+    """An object whose ``__del__`` calls into other code (closing a file, say): a stop that
+    lands there is in a frame the interpreter's drop is not visible from."""
+
+    def __del__(self) -> None:
+        _deep_in_a_callback()
+
+
+def _deep_in_a_callback() -> None:
+    os.kill(os.getpid(), signal.SIGTERM)
+    for _ in range(1_000_000):  # the handler runs at the next instruction: in here
+        pass
+    raise AssertionError("the signal was not handled in the callback")
+
+
+def _write_after_a_dropped_stop(target: Path) -> None:
+    with _files.stoppable():
+        _ClosesOnCollection()  # collected at once: the stop lands, and is dropped, in it
+        _files.write_all({target: "x = 1\n"})
+
+
+def test_a_stop_dropped_below_a_callback_is_kept_unprinted_for_the_next_stop_point(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(_files.Stopped):
+        _write_after_a_dropped_stop(tmp_path / "a.py")
+    assert "Exception ignored" not in capsys.readouterr().err
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_what_else_a_callback_drops_is_still_reported(monkeypatch: pytest.MonkeyPatch) -> None:
+    reported: list[BaseException | None] = []
+    monkeypatch.setattr(sys, "unraisablehook", lambda seen: reported.append(seen.exc_value))
+
+    class Failing:
+        def __del__(self) -> None:
+            raise ValueError("a finalizer's own failure")
+
+    with _files.stoppable():
+        Failing()
+    assert [type(error) for error in reported] == [ValueError]

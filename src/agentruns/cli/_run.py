@@ -24,7 +24,7 @@ from agentruns.cli._exits import (
     _Stopped,
     _WriteFailed,
 )
-from agentruns.cli._stopping import _STOPPING, _interrupt, _raise_stopped
+from agentruns.cli._stopping import install
 
 
 def _quit_on_broken_pipe() -> NoReturn:
@@ -58,10 +58,7 @@ def _escape_what_the_terminal_cannot_show() -> None:
 
 def run() -> None:
     """Console-script entry point: an exit code for every way a run ends, never a traceback."""
-    for stopping in _STOPPING:
-        signal.signal(stopping, _raise_stopped)
-    if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
-        signal.signal(signal.SIGINT, _interrupt)
+    install()
     _escape_what_the_terminal_cannot_show()
     try:
         # not standalone: click would turn Ctrl-C into "Aborted!" and exit 1, the code for

@@ -4,6 +4,8 @@ nothing is left half written; a stop whose first raising was swallowed is raised
 from __future__ import annotations
 
 import signal
+import sys
+from collections.abc import Callable
 from types import FrameType
 from typing import NoReturn
 
@@ -39,3 +41,30 @@ def _stop_point() -> None:
 
 
 _STOPPING = (signal.SIGTERM, signal.SIGHUP)
+
+
+def install() -> None:
+    """Make SIGTERM and SIGHUP stop a run as Ctrl-C does, and a stop the interpreter
+    swallows no traceback on the terminal."""
+    for stopping in _STOPPING:
+        signal.signal(stopping, _raise_stopped)
+    if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+        signal.signal(signal.SIGINT, _interrupt)
+    sys.unraisablehook = _keeping_dropped_stops(sys.unraisablehook)
+
+
+def _keeping_dropped_stops(
+    previous: Callable[[sys.UnraisableHookArgs], object],
+) -> Callable[[sys.UnraisableHookArgs], object]:
+    """``sys.unraisablehook`` that says nothing of a stop raised where the interpreter drops
+    exceptions (a ``__del__``, a weakref callback, the worker pool's finalizers):
+    it is raised again at the next stop point, so printing it as "Exception ignored" with a
+    traceback would only show the user a trace of a run that stops as asked. Whatever else
+    is dropped is reported as before."""
+
+    def hook(unraisable: sys.UnraisableHookArgs) -> object:
+        if _stop_requested and isinstance(unraisable.exc_value, _Stopped | KeyboardInterrupt):
+            return None
+        return previous(unraisable)
+
+    return hook
