@@ -520,6 +520,23 @@ def bench_sessions(workdir: Path, sessions: int) -> None:
         ratio = f"  {seconds / peer:5.2f}x ccusage" if peer else ""
         print(f"{label:<36} {seconds:7.2f} s ({size / seconds:7.1f} MB/s){ratio}")
     _session_floor(Path(folder))
+    _session_memory(workdir, folder, sessions)
+
+
+def _session_memory(workdir: Path, folder: str, sessions: int) -> None:
+    """Peak RSS of ``stats DIR`` on a quarter of the history and on all of it: a history
+    is read a session at a time, so the peak must not grow with the folder."""
+    quarter = workdir / "claude-quarter"
+    claude_history(quarter, max(sessions // 4, 1))
+    peaks = {
+        count: _peak_rss_kib("stats", "--no-cache", "--output-format", "json", path) / 1024
+        for count, path in ((max(sessions // 4, 1), str(quarter / "projects")), (sessions, folder))
+    }
+    (small, low), (large, high) = peaks.items()
+    print(
+        f"peak RSS of stats DIR --no-cache (the largest of its processes): {small:,} sessions "
+        f"{low:,.1f} MiB, {large:,} sessions {high:,.1f} MiB ({high / low:.2f}x)"
+    )
 
 
 def _session_floor(folder: Path, files: int = 200) -> None:
