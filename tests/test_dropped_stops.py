@@ -24,6 +24,9 @@ from agentruns.pipeline import _outputs
 context, number = sys.argv[1], int(sys.argv[2])
 del sys.argv[1:3]
 held = []
+# Ctrl-C as a terminal's process has it, whatever this test's own parent ignores (a shell
+# starts a background job with SIGINT ignored)
+signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 def stop_inside(*_):
