@@ -5,14 +5,13 @@ it, and stops at the next stop point: no traceback, no output, the stop's exit c
 
 from __future__ import annotations
 
-import signal
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-from tests.test_faults import PORTABLE, leftovers, records
+from tests.test_faults import PORTABLE, STOPS, leftovers, records
 
 _SCRIPT = """
 import os, signal, sys, weakref
@@ -80,14 +79,7 @@ _CONTEXTS = ["__del__", "weakref.finalize", "weakref callback", "multiprocessing
 
 
 @pytest.mark.parametrize("context", _CONTEXTS)
-@pytest.mark.parametrize(
-    ("number", "code", "said"),
-    [
-        (signal.SIGTERM, 143, "terminated"),
-        (signal.SIGHUP, 129, "hung up"),
-        (signal.SIGINT, 130, "interrupted"),
-    ],
-)
+@pytest.mark.parametrize(("number", "code", "said"), STOPS)
 def test_a_stop_dropped_in_a_callback_stops_the_run_without_a_traceback(
     context: str, number: int, code: int, said: str, tmp_path: Path
 ) -> None:

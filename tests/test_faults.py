@@ -257,14 +257,15 @@ def _busy_run(tmp_path: Path) -> tuple[subprocess.Popen[str], Path, Path]:
     return process, source, out
 
 
-@pytest.mark.parametrize(
-    ("number", "code", "said"),
-    [
-        (signal.SIGTERM, 143, "terminated"),
-        (signal.SIGHUP, 129, "hung up"),
-        (signal.SIGINT, 130, "interrupted"),
-    ],
-)
+STOPS = [
+    (signal.SIGTERM, 143, "terminated"),
+    (signal.SIGHUP, 129, "hung up"),
+    (signal.SIGINT, 130, "interrupted"),
+]
+"""Each stopping signal, the exit code it ends a run with, and the word the run says."""
+
+
+@pytest.mark.parametrize(("number", "code", "said"), STOPS)
 def test_a_stopping_signal_ends_everything_and_leaves_nothing(
     number: int, code: int, said: str, tmp_path: Path
 ) -> None:
