@@ -474,27 +474,35 @@ def _version(command: list[str]) -> str:
     return said.splitlines()[-1] if completed.returncode == 0 and said else "version unknown"
 
 
-def bench_sessions(workdir: Path, sessions: int) -> None:
+def bench_sessions(workdir: Path, sessions: int, runs: int = 3) -> None:
     """A Claude Code history read as people read it: ``stats DIR`` (first look, second look
     at the unchanged folder, ``--no-cache``), ``import DIR`` then ``stats`` on its output, and
-    ccusage's daily report on the same folder when it is installed."""
+    ccusage's daily report on the same folder when it is installed. Each the best of
+    ``runs`` rounds, the commands interleaved in each (a busy moment of the machine then
+    costs every command alike, not the one it fell on)."""
+    import shutil
+
     root = workdir / "claude-home"
     size = claude_history(root, sessions) / 2**20
     folder = str(root / "projects")
-    env = {**ENV, "AGENTRUNS_CACHE_DIR": str(workdir / "cache"), "CLAUDE_CONFIG_DIR": str(root)}
+    cache = workdir / "cache"
+    env = {**ENV, "AGENTRUNS_CACHE_DIR": str(cache), "CLAUDE_CONFIG_DIR": str(root)}
     print(f"\n## sessions: {sessions:,} Claude Code sessions, {size:,.0f} MB, seconds (MB/s)")
-    rows: list[tuple[str, float]] = []
+    print(f"best of {runs} rounds")
     stats = [AGENTRUNS, "stats", "--output-format", "json", folder]
-    rows.append(("agentruns stats DIR, first look", _timed(stats, env)))
-    rows.append(("agentruns stats DIR, unchanged", _timed(stats, env)))
-    rows.append(("agentruns stats DIR --no-cache", _timed([*stats, "--no-cache"], env)))
     day = ONE_DAY.isoformat()
-    one_day = [*stats, "--no-cache", "--since", day, "--until", day]
-    rows.append(("agentruns stats DIR, one day", _timed(one_day, env)))
     out = workdir / "sessions.jsonl"
-    imported = _timed([AGENTRUNS, "import", "-q", folder, "--to", "atif", "-o", str(out)], env)
-    rows.append(("agentruns import DIR (atif)", imported))
-    rows.append(("  then stats on its output", _timed([AGENTRUNS, "stats", str(out)], env)))
+    commands = {
+        "agentruns stats DIR, first look": stats,  # (the cache is emptied first)
+        "agentruns stats DIR, unchanged": stats,
+        "agentruns stats DIR --no-cache": [*stats, "--no-cache"],
+        "agentruns stats DIR, one day": [*stats, "--no-cache", "--since", day, "--until", day],
+        "agentruns import DIR (atif)": [
+            AGENTRUNS, "import", "-q", folder, "--to", "atif", "-o", str(out)
+        ],
+        "  then stats on its output": [AGENTRUNS, "stats", str(out)],
+    }  # fmt: skip
+    peers: dict[str, list[str]] = {}
     ccusage = _ccusage()
     if ccusage is not None:
         print(f"ccusage: {' '.join(ccusage)} ({_version(ccusage)})")
@@ -504,17 +512,26 @@ def bench_sessions(workdir: Path, sessions: int) -> None:
                 *ccusage, "daily", "--offline", "--since", day, "--until", day
             ],
         }  # fmt: skip
-        for label, command in peers.items():
-            timed = _peer_timed(command, env)
-            if isinstance(timed, str):
-                print(f"{label}: failed ({timed}): not compared")
-            else:
-                rows.append((label, timed))
     else:
         print(
             "ccusage: not on the PATH (npm install -g ccusage@20.0.24, its native build, or "
             "CCUSAGE=path): not compared"
         )
+    times: dict[str, list[float]] = {}
+    failed: dict[str, str] = {}
+    for _ in range(runs):
+        shutil.rmtree(cache, ignore_errors=True)
+        for label, command in commands.items():
+            times.setdefault(label, []).append(_timed(command, env))
+        for label, command in peers.items():
+            timed = _peer_timed(command, env)
+            if isinstance(timed, str):
+                failed[label] = timed
+            else:
+                times.setdefault(label, []).append(timed)
+    for label, why in failed.items():
+        print(f"{label}: failed ({why}): not compared")
+    rows = [(label, min(seconds)) for label, seconds in times.items() if label not in failed]
     peer = dict(rows).get("ccusage daily")
     for label, seconds in rows:
         ratio = f"  {seconds / peer:5.2f}x ccusage" if peer else ""
@@ -714,7 +731,7 @@ def main() -> int:
         if "readers" in chosen:
             bench_readers(workdir, args.runs)
         if "sessions" in chosen:
-            bench_sessions(workdir, args.sessions)
+            bench_sessions(workdir, args.sessions, args.runs)
         if "stats" in chosen:
             bench_stats(workdir, args.rss_small, args.rss_large)
         if "dask" in chosen:
