@@ -17,6 +17,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Generic, TypeVar
 
+from pydantic_core import to_json
+
 F = TypeVar("F")
 
 FACTS_VERSION = 18
@@ -81,6 +83,10 @@ class FactsCache(Generic[F]):
         self.path = path or cache_folder() / "sessions.sqlite3"
         self._version = _version()
         self._db: sqlite3.Connection | None = None
+        self._index: dict[str, tuple[str, str]] | None = None
+        """Each entry's path with its identity and version, read in one query when first
+        asked (a first look at a history asks about every file: a query each cost 0.1 s a
+        thousand files, to find nothing)."""
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             db = sqlite3.connect(self.path, timeout=5)
@@ -96,6 +102,14 @@ class FactsCache(Generic[F]):
     def get(self, path: str, ident: str) -> list[F] | None:
         if self._db is None:
             return None
+        if self._index is None:
+            try:
+                rows = self._db.execute("SELECT path, identity, version FROM facts")
+                self._index = {str(p): (str(i), str(v)) for p, i, v in rows}
+            except sqlite3.Error:
+                self._index = {}
+        if self._index.get(path) != (ident, self._version):
+            return None  # no entry, or one of a changed file, or of another version
         try:
             row = self._db.execute(
                 "SELECT facts FROM facts WHERE path = ? AND identity = ? AND version = ?",
@@ -113,7 +127,12 @@ class FactsCache(Generic[F]):
     def put(self, path: str, ident: str, facts: list[F]) -> None:
         if self._db is None:
             return
-        text = json.dumps([self._dump(one) for one in facts])
+        try:
+            # pydantic-core's serializer: ``json.dumps`` took 0.2 ms a session's facts, a
+            # fifth of a second over a first look at a thousand files
+            text = to_json([self._dump(one) for one in facts]).decode()
+        except ValueError:  # a value JSON cannot hold: the file is read again next time
+            return
         try:
             self._db.execute(
                 "INSERT OR REPLACE INTO facts VALUES (?, ?, ?, ?)",
