@@ -544,12 +544,13 @@ def _session_memory(workdir: Path, folder: str, sessions: int) -> None:
     """Peak RSS of ``stats DIR`` on a quarter of the history and on all of it: a history
     is read a session at a time, so the peak must not grow with the folder."""
     quarter = workdir / "claude-quarter"
-    claude_history(quarter, max(sessions // 4, 1))
-    peaks = {
-        count: _peak_rss_kib("stats", "--no-cache", "--output-format", "json", path) / 1024
-        for count, path in ((max(sessions // 4, 1), str(quarter / "projects")), (sessions, folder))
-    }
-    (small, low), (large, high) = peaks.items()
+    small = max(sessions // 4, 1)
+    claude_history(quarter, small)
+    low, high = (
+        _peak_rss_kib("stats", "--no-cache", "--output-format", "json", path) / 1024
+        for path in (str(quarter / "projects"), folder)
+    )
+    large = sessions
     print(
         f"peak RSS of stats DIR --no-cache (the largest of its processes): {small:,} sessions "
         f"{low:,.1f} MiB, {large:,} sessions {high:,.1f} MiB ({high / low:.2f}x)"
