@@ -315,7 +315,7 @@ def _convert(
         if source is target and not losses and result == record:
             result = record  # the identity: the record itself, not a copy of it
         return Conversion(result, _in_order(losses), written.derived)
-    returned = source.write_and_read(back)[1]
+    returned = _trip_back(source, record, run, back, unheld)
     differing = [name for name in unheld if getattr(returned, name) != getattr(run, name)]
     if differing:
         kept, uncarried = _carried(target, result, source.name, run, differing, back)
@@ -331,6 +331,69 @@ def _convert(
     if strict and losses:
         raise LossError(source.name, target.name, _in_order(losses))
     return Conversion(result, _in_order(losses), written.derived)
+
+
+def _trip_back(
+    source: Format[Any], record: BaseModel, run: Run, back: Run, unheld: list[str]
+) -> Run:
+    """What the trip back through the source gives of ``back`` (the run as the target
+    shows it), in the fields ``unheld`` names: all the conversion reads of it.
+
+    The steps are most of a run, and the trip is spared writing and reading them again
+    where the format's own declarations say what would come back:
+
+    - the steps came back from the target unchanged (not in ``unheld``): nothing is read
+      of them;
+    - the target kept another number of them, which is then all that is said of them
+      (``step_losses``), and the source writes each as an item of its own
+      (``Format.keeps_every_step``): as many come back;
+    - they differ from the record's own only in fields the source writes nothing from
+      (``Format.step_fields_unwritten``: a time cortex gave portable's tool calls), and the
+      run is the record's own (no data carried into it): the source writes them as it
+      wrote the record, so they come back as the record's.
+
+    The run's other fields then make the trip without the steps, which gives the same values
+    where the format derives none of them from the steps
+    (``Format.reads_steps_for_run_fields``). Otherwise, and should that trip fail, the whole
+    run makes the trip, as ``convert`` has always proved it (the oracle of
+    ``tests/test_trip_back.py``)."""
+    steps, own = back.steps, run.steps
+    if not isinstance(steps, tuple) or source.reads_steps_for_run_fields(back):
+        return _whole_trip_back(source, back)
+    if "steps" not in unheld:
+        shown: tuple[RunStep, ...] | None = ()  # (not read)
+    elif not isinstance(own, tuple):
+        return _whole_trip_back(source, back)
+    elif len(own) != len(steps):
+        shown = steps if source.keeps_every_step(steps) else None  # (their number is read)
+    else:
+        shown = own if _alike(source, own, steps) and source.carried(record) is None else None
+    if shown is None:
+        return _whole_trip_back(source, back)
+    try:
+        fields = source.write_and_read(replace(back, steps=()))[1]
+    except Exception:  # (the whole trip says what is wrong, as it always has)
+        return _whole_trip_back(source, back)
+    return replace(fields, steps=shown)
+
+
+def _alike(source: Format[Any], steps: tuple[RunStep, ...], others: tuple[RunStep, ...]) -> bool:
+    """Whether two lists of steps, as many, differ only in fields ``source`` writes nothing
+    from."""
+    unwritten = source.step_fields_unwritten
+    if not unwritten:
+        return False
+    written = _written_of_step(unwritten)
+    return all(written(a) == written(b) for a, b in zip(steps, others, strict=True))
+
+
+@cache
+def _written_of_step(unwritten: frozenset[str]) -> Callable[[RunStep], tuple[object, ...]]:
+    return attrgetter(*(name for name in _STEP_FIELDS if name not in unwritten))
+
+
+def _whole_trip_back(source: Format[Any], back: Run) -> Run:
+    return source.write_and_read(back)[1]
 
 
 def unread_fields(fmt: Format[Any], record: BaseModel) -> list[Loss]:

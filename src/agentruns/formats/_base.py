@@ -259,6 +259,27 @@ class Format(Generic[M]):
             if cls.__dict__.get("steps_one_to_one") and items is not None:
                 cls.step_pointers = dict(items.pointers())
 
+    step_fields_unwritten: ClassVar[frozenset[str]] = frozenset()
+    """Step fields the format writes nothing from (nor reads anything into), in a format
+    that writes its steps from the steps alone (not from the run's other fields): two runs
+    whose steps differ only in them are written alike (portable keeps a tool call's name,
+    arguments, result and index, not its time). None unless a format says so: the safe
+    answer."""
+
+    def reads_steps_for_run_fields(self, run: Run) -> bool:
+        """Whether writing ``run`` may read its steps for a field that is not a step (a value
+        derived from them: cortex dates a run that records no start by its earliest step).
+        When it may not, the trip back through this format can take the run's fields
+        without its steps (``agentruns.conversion``), and the fields come back as they would
+        with them. True unless a format says otherwise: the safe answer."""
+        return True
+
+    def keeps_every_step(self, steps: tuple[RunStep, ...]) -> bool:
+        """Whether reading what this format writes of ``steps`` gives as many steps back,
+        one an item (AgentRun steps, cortex events), so that the trip back need not write
+        them to count them. False unless a format says otherwise: the safe answer."""
+        return False
+
     def step_pointer(self, index: int, field: str, key: str | None = None) -> str | None:
         """JSON pointer of the value behind a field of the run's step ``index`` (``key``: one
         of its extra properties), or None when the format cannot say (see ``step_pointers``)."""

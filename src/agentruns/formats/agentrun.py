@@ -183,5 +183,11 @@ class AgentRunFormat(Format[AgentRun]):
 
     carry_place = InExtras[AgentRun]()
 
+    def reads_steps_for_run_fields(self, run: Run) -> bool:
+        return False  # no row of the run derives a value from its steps
+
+    def keeps_every_step(self, steps: tuple[RunStep, ...]) -> bool:
+        return True  # each step an item, each item read as a step (the carry is at the root)
+
 
 AGENTRUN = AgentRunFormat()

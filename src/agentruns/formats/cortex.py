@@ -281,5 +281,15 @@ class CortexFormat(Format[CortexRunJournal]):
 
     carry_place = _AsEvent()
 
+    def reads_steps_for_run_fields(self, run: Run) -> bool:
+        # a run that records no start is dated by its earliest step (``derive_started_at``)
+        return not isinstance(run.started_at, datetime)
+
+    def keeps_every_step(self, steps: tuple[RunStep, ...]) -> bool:
+        # every step an event, every event read as a step but a carry event, which is last
+        # and of the reserved type: a last step of that name (or kind, written as its type
+        # when it has no name) might be written as one
+        return not steps or CARRY_EVENT not in (steps[-1].name, steps[-1].kind)
+
 
 CORTEX = CortexFormat()

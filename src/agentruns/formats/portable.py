@@ -276,6 +276,14 @@ class PortableFormat(Format[PortableRunRecord]):
     name: ClassVar[str] = "portable"
     model = PortableRunRecord
     crosswalk = RECORD
+    # the steps are written from their kind, name, input, output and index alone
+    # (``_write_invocations`` and the rows of ``TOOL``)
+    step_fields_unwritten: ClassVar[frozenset[str]] = frozenset(
+        {"started_at", "duration_ms", "phase", "status", "activity", "message", "extra", "call_id"}
+    )
+
+    def reads_steps_for_run_fields(self, run: Run) -> bool:
+        return False  # no row of the record derives a value from the steps
 
 
 PORTABLE = PortableFormat()

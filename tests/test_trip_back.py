@@ -1,0 +1,356 @@
+"""The trip back through the source, spared the steps where the source's declarations say
+what would come back (``agentruns.conversion._trip_back``): the whole trip, as ``convert``
+has always proved each record, is the oracle; each declaration a format makes is a property
+of its writer, tested on its own."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import replace
+from datetime import UTC, datetime
+from typing import Any
+from unittest import mock
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from pydantic import MISSING, BaseModel, JsonValue
+
+from agentruns import conversion
+from agentruns.canonical import FIELDS, Run, RunStep
+from agentruns.conversion import convert, format_named, to_canonical
+from agentruns.formats import BUILT_IN
+from agentruns.formats.cortex import CARRY_EVENT
+from agentruns_generated._json import Timestamp
+from tests._settings import PROPERTY_SETTINGS
+from tests.bench.records import lines
+from tests.test_conversion_properties import DIRECTIONS, MODELS, records
+
+FORMATS = sorted(MODELS)
+
+
+def _whole(
+    source: conversion.Format[Any], record: BaseModel, run: Run, back: Run, unheld: list[str]
+) -> Run:
+    return conversion._whole_trip_back(source, back)
+
+
+def _outcome(action: Callable[[], conversion.Conversion[Any]]) -> object:
+    """A conversion's target, losses and derived values, or the error it raised."""
+    try:
+        done = action()
+    except Exception as error:
+        return (type(error).__name__, str(error))
+    return (done.target, done.losses, done.derived)
+
+
+def _both_ways(record: BaseModel, target: str) -> tuple[object, object]:
+    spared = _outcome(lambda: convert(record, target))
+    with mock.patch.object(conversion, "_trip_back", _whole):
+        whole = _outcome(lambda: convert(record, target))
+    return spared, whole
+
+
+def _carrying(source: str) -> st.SearchStrategy[BaseModel]:
+    """Records of ``source`` as written back from another format: they carry what that
+    format held and ``source`` does not (the trip back must then not take the record's
+    steps for the run's)."""
+    others = [name for name in FORMATS if name != source]
+    return st.tuples(records(source), st.sampled_from(others)).map(
+        lambda pair: convert(convert(pair[0], pair[1]).target, source).target
+    )
+
+
+@pytest.mark.parametrize(("source", "target"), DIRECTIONS)
+def test_a_conversion_reports_what_the_whole_trip_back_reports(source: str, target: str) -> None:
+    @PROPERTY_SETTINGS
+    @given(st.one_of(records(source), _carrying(source)))
+    def check(record: BaseModel) -> None:
+        spared, whole = _both_ways(record, target)
+        assert spared == whole
+
+    check()
+
+
+@pytest.mark.parametrize(("source", "target"), DIRECTIONS)
+def test_a_conversion_of_realistic_records_reports_what_the_whole_trip_back_reports(
+    source: str, target: str
+) -> None:
+    # the bench's records: tens of steps, each of the kinds its format has, as agents write
+    # them (the generated records above have few steps, and rarely steps the target keeps)
+    for line in lines(source, 12, seed=7):
+        record = MODELS[source].model_validate_json(line)
+        spared, whole = _both_ways(record, target)
+        assert spared == whole
+
+
+# -- runs every declaration is tested on ------------------------------------------------------
+
+_DERIVABLE = ("run_id", "started_at", "ended_at", "status", "kind", "goal", "agent_id")
+
+
+@st.composite
+def _runs(draw: st.DrawFn) -> Run:
+    """Runs of every format, as read and as another format shows them, some without the
+    fields a writer derives when a run has none (the derivations are what could read the
+    steps)."""
+    name = draw(st.sampled_from(FORMATS))
+    run = to_canonical(draw(records(name)))
+    through = draw(st.sampled_from([None, *FORMATS]))
+    if through is not None:
+        run = format_named(through).write_and_read(run)[1]
+    dropped = draw(st.sets(st.sampled_from(_DERIVABLE)))
+    return replace(run, **dict.fromkeys(dropped, MISSING))
+
+
+def _without_steps(run: Run) -> dict[str, object]:
+    return {name: value for name, value in vars_of(run).items() if name != "steps"}
+
+
+def vars_of(run: Run) -> dict[str, object]:
+    return {name: getattr(run, name) for name in FIELDS}
+
+
+@pytest.mark.parametrize("name", FORMATS)
+def test_a_format_that_derives_no_run_field_from_the_steps_reads_the_same_fields_without_them(
+    name: str,
+) -> None:
+    fmt = format_named(name)
+
+    @PROPERTY_SETTINGS
+    @given(_runs())
+    def check(run: Run) -> None:
+        if fmt.reads_steps_for_run_fields(run) or not isinstance(run.steps, tuple):
+            return
+        whole = fmt.write_and_read(run)[1]
+        spared = fmt.write_and_read(replace(run, steps=()))[1]
+        assert _without_steps(spared) == _without_steps(whole)
+
+    check()
+
+
+@pytest.mark.parametrize("name", FORMATS)
+def test_a_format_that_keeps_every_step_reads_as_many_as_it_wrote(name: str) -> None:
+    fmt = format_named(name)
+
+    @PROPERTY_SETTINGS
+    @given(_runs())
+    def check(run: Run) -> None:
+        steps = run.steps
+        if not isinstance(steps, tuple) or not fmt.keeps_every_step(steps):
+            return
+        back = fmt.write_and_read(run)[1].steps
+        assert isinstance(back, tuple)
+        assert len(back) == len(steps)
+
+    check()
+
+
+_VALUES: dict[str, st.SearchStrategy[Any]] = {
+    "started_at": st.just(Timestamp.of(datetime(2026, 1, 2, 3, 4, 5, tzinfo=UTC), None)),
+    "duration_ms": st.integers(min_value=0, max_value=10**6),
+    "phase": st.one_of(st.none(), st.text(max_size=5)),
+    "status": st.one_of(st.none(), st.sampled_from(["failed", "ok", "running"])),
+    "activity": st.one_of(st.none(), st.text(max_size=5)),
+    "message": st.one_of(st.none(), st.text(max_size=5)),
+    "extra": st.dictionaries(st.text(max_size=4), st.integers(), max_size=2),
+    "call_id": st.text(max_size=6),
+    "name": st.text(max_size=6),
+    "index": st.integers(min_value=-2, max_value=40),
+    "input": st.one_of(
+        st.none(),
+        st.text(max_size=4),
+        st.dictionaries(st.text(max_size=3), st.integers(), max_size=2),
+    ),
+    "output": st.one_of(st.none(), st.text(max_size=4), st.integers()),
+}
+
+
+@st.composite
+def _changed_steps(draw: st.DrawFn, fields: frozenset[str]) -> tuple[Run, Run]:
+    """A run, and the same run with some of its steps changed in ``fields`` only."""
+    run = draw(_runs())
+    steps = run.steps if isinstance(run.steps, tuple) else ()
+    changed: list[RunStep] = []
+    for step in steps:
+        names = draw(st.sets(st.sampled_from(sorted(fields)))) if fields else set()
+        update: dict[str, Any] = {
+            name: draw(st.one_of(st.just(MISSING), _VALUES[name])) for name in sorted(names)
+        }
+        changed.append(replace(step, **update))
+    return run, replace(run, steps=tuple(changed))
+
+
+def _json(record: BaseModel) -> JsonValue:
+    dumped: JsonValue = record.model_dump(mode="json", by_alias=True)
+    return dumped
+
+
+@pytest.mark.parametrize("name", [fmt.name for fmt in BUILT_IN if fmt.step_fields_unwritten])
+def test_steps_that_differ_only_in_fields_a_format_writes_nothing_from_are_written_alike(
+    name: str,
+) -> None:
+    fmt = format_named(name)
+
+    @PROPERTY_SETTINGS
+    @given(_changed_steps(fmt.step_fields_unwritten))
+    def check(runs: tuple[Run, Run]) -> None:
+        run, changed = runs
+        written, other = fmt.write(run), fmt.write(changed)
+        assert _json(other.record) == _json(written.record)
+        assert other.derived == written.derived
+
+    check()
+
+
+@pytest.mark.parametrize("name", [fmt.name for fmt in BUILT_IN if fmt.step_fields_unwritten])
+def test_a_format_with_unwritten_step_fields_writes_its_steps_from_the_steps_alone(
+    name: str,
+) -> None:
+    fmt = format_named(name)
+    steps_at = fmt.pointer("steps").removeprefix("/")
+
+    @PROPERTY_SETTINGS
+    @given(_runs(), _runs())
+    def check(run: Run, other: Run) -> None:
+        # the run's other fields (which the trip back takes from the target) change nothing
+        # of the steps written
+        mine = _json(fmt.write(run).record)
+        theirs = _json(fmt.write(replace(other, steps=run.steps)).record)
+        assert isinstance(mine, dict)
+        assert isinstance(theirs, dict)
+        assert theirs.get(steps_at) == mine.get(steps_at)
+
+    check()
+
+
+def test_the_unwritten_fields_of_a_format_are_none_it_reads() -> None:
+    for fmt in BUILT_IN:
+        read = set(fmt.step_pointers or {}) | _step_fields_read(fmt)
+        assert not (fmt.step_fields_unwritten & read), fmt.name
+
+
+def _step_fields_read(fmt: conversion.Format[Any]) -> set[str]:
+    table = fmt.crosswalk
+    if table is None:
+        return set()
+    items = next((row.table for row in table.rows if row.target == "steps"), None)
+    if items is None:
+        return set()
+    return {target for target, _ in items.pointers()} | set(items.fixed)
+
+
+# -- when the whole run makes the trip --------------------------------------------------------
+
+
+def _trips(record: BaseModel, target: str) -> list[Run]:
+    """The runs that made the whole trip back while ``record`` was converted."""
+    seen: list[Run] = []
+    whole = conversion._whole_trip_back
+
+    def counted(source: conversion.Format[Any], back: Run) -> Run:
+        seen.append(back)
+        return whole(source, back)
+
+    with mock.patch.object(conversion, "_whole_trip_back", counted):
+        convert(record, target)
+    return seen
+
+
+def _agentrun(steps: list[dict[str, JsonValue]], **fields: JsonValue) -> BaseModel:
+    doc: dict[str, JsonValue] = {
+        "run_id": "r",
+        "agent_id": "a",
+        "goal": "g",
+        "status": "completed",
+        "started_at": "2026-01-01T00:00:00Z",
+        "steps": steps,  # type: ignore[dict-item]
+        **fields,
+    }
+    return MODELS["agentrun"].model_validate(doc)
+
+
+def test_steps_the_target_gives_back_unchanged_do_not_make_the_trip() -> None:
+    step: dict[str, JsonValue] = {"index": 0, "type": "message", "name": "hello"}
+    dated = _agentrun([{**step, "started_at": "2026-01-01T00:00:02Z"}])
+    assert _trips(dated, "cortex") == []
+    undated = _agentrun([step])  # cortex dates it: the step does not come back the same
+    assert len(_trips(undated, "cortex")) == 1
+
+
+def test_steps_the_target_keeps_fewer_of_are_counted_without_the_trip() -> None:
+    record = _agentrun(
+        [
+            {"index": 0, "type": "thought", "name": "t"},
+            {"index": 1, "type": "tool_call", "name": "x"},
+        ]
+    )
+    assert _trips(record, "portable") == []
+
+
+def test_a_cortex_run_without_a_start_makes_the_whole_trip() -> None:
+    journal: dict[str, JsonValue] = {
+        "schema_version": 1,
+        "run_id": "r",
+        "kind": "implement",
+        "status": "running",
+        "started_at": "2026-01-01T00:00:00Z",
+        "events": [{"type": "started", "at": "2026-01-01T00:00:01Z"}],
+    }
+    record = MODELS["cortex"].model_validate(journal)
+    run = to_canonical(record)
+    back = replace(run, steps=(), started_at=MISSING)  # the target kept no step, no start
+    cortex = format_named("cortex")
+    assert _whole_trips(lambda: conversion._trip_back(cortex, record, run, back, ["steps"])) == 1
+    dated = replace(back, started_at=run.started_at)
+    assert _whole_trips(lambda: conversion._trip_back(cortex, record, run, dated, ["steps"])) == 0
+
+
+def _whole_trips(action: Callable[[], object]) -> int:
+    seen: list[Run] = []
+    whole = conversion._whole_trip_back
+
+    def counted(source: conversion.Format[Any], back: Run) -> Run:
+        seen.append(back)
+        return whole(source, back)
+
+    with mock.patch.object(conversion, "_whole_trip_back", counted):
+        action()
+    return len(seen)
+
+
+def test_a_last_step_named_as_the_carry_event_is_not_counted_as_kept() -> None:
+    cortex = format_named("cortex")
+    named = (RunStep(kind="event", name=CARRY_EVENT),)
+    kind = (RunStep(kind=CARRY_EVENT),)
+    assert not cortex.keeps_every_step(named)
+    assert not cortex.keeps_every_step(kind)
+    assert cortex.keeps_every_step((*named, RunStep(kind="event", name="later")))
+
+
+_PORTABLE: dict[str, JsonValue] = {
+    "eval_id": "e",
+    "condition": "c",
+    "skill_path": None,
+    "prompt": "p",
+    "files": [],
+    "final_message": "m",
+    "tool_invocations": [{"name": "x", "args": {}, "result": "ok", "ordinal": 0}],
+    "total_tokens": None,
+    "duration_ms": None,
+    "run_index": 1,
+}
+
+
+def test_steps_that_differ_only_in_what_the_source_does_not_write_do_not_make_the_trip() -> None:
+    record = MODELS["portable"].model_validate(_PORTABLE)
+    assert _trips(record, "cortex") == []  # cortex dates each call; portable writes no time
+
+
+def test_a_record_carrying_data_makes_the_whole_trip_when_its_steps_differ() -> None:
+    record = MODELS["portable"].model_validate(_PORTABLE)
+    portable = type(format_named("portable"))
+    payload: dict[str, JsonValue] = {"version": 1, "origin": "x", "fields": {}, "absent": []}
+    with mock.patch.object(portable, "carried", return_value=payload):
+        # its steps may be another format's, carried: they are not the record's to take
+        assert len(_trips(record, "cortex")) == 1
