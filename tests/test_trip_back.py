@@ -6,7 +6,7 @@ of its writer, tested on its own."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import Any
 from unittest import mock
@@ -31,8 +31,14 @@ FORMATS = sorted(MODELS)
 
 def _whole(
     source: conversion.Format[Any], record: BaseModel, run: Run, back: Run, unheld: list[str]
-) -> Run:
-    return conversion._whole_trip_back(source, back)
+) -> tuple[Run, bool]:
+    return conversion._whole_trip_back(source, back), True
+
+
+@dataclass(frozen=True)
+class _Failed:
+    error: str
+    message: str
 
 
 def _outcome(action: Callable[[], conversion.Conversion[Any]]) -> object:
@@ -40,7 +46,7 @@ def _outcome(action: Callable[[], conversion.Conversion[Any]]) -> object:
     try:
         done = action()
     except Exception as error:
-        return (type(error).__name__, str(error))
+        return _Failed(type(error).__name__, str(error))
     return (done.target, done.losses, done.derived)
 
 
@@ -81,10 +87,13 @@ def test_a_conversion_of_realistic_records_reports_what_the_whole_trip_back_repo
     for line in lines(source, 12, seed=7):
         record = MODELS[source].model_validate_json(line)
         spared, whole = _both_ways(record, target)
+        assert not isinstance(whole, _Failed), whole
         assert spared == whole
 
 
 # -- runs every declaration is tested on ------------------------------------------------------
+
+_START = Timestamp.of(datetime(2026, 1, 2, 3, 4, 5, tzinfo=UTC), "2026-01-02T03:04:05Z")
 
 _DERIVABLE = ("run_id", "started_at", "ended_at", "status", "kind", "goal", "agent_id")
 
@@ -112,18 +121,18 @@ def vars_of(run: Run) -> dict[str, object]:
 
 
 @pytest.mark.parametrize("name", FORMATS)
-def test_a_format_that_derives_no_run_field_from_the_steps_reads_the_same_fields_without_them(
-    name: str,
-) -> None:
+def test_a_run_without_its_steps_reads_back_the_fields_the_run_does(name: str) -> None:
     fmt = format_named(name)
 
     @PROPERTY_SETTINGS
     @given(_runs())
     def check(run: Run) -> None:
-        if fmt.reads_steps_for_run_fields(run) or not isinstance(run.steps, tuple):
+        bare = fmt.without_steps(run)
+        if bare is None:
             return
+        assert bare.steps == ()
         whole = fmt.write_and_read(run)[1]
-        spared = fmt.write_and_read(replace(run, steps=()))[1]
+        spared = fmt.write_and_read(bare)[1]
         assert _without_steps(spared) == _without_steps(whole)
 
     check()
@@ -146,8 +155,33 @@ def test_a_format_that_keeps_every_step_reads_as_many_as_it_wrote(name: str) -> 
     check()
 
 
+@pytest.mark.parametrize("name", FORMATS)
+def test_a_step_written_and_read_on_its_own_comes_back_as_in_the_whole_run(name: str) -> None:
+    fmt = format_named(name)
+
+    @PROPERTY_SETTINGS
+    @given(_runs())
+    def check(run: Run) -> None:
+        steps = run.steps
+        if not isinstance(steps, tuple) or not fmt.keeps_every_step(steps):
+            return
+        back = fmt.write_and_read(run)[1].steps
+        assert isinstance(back, tuple)
+        for index, step in enumerate(back):
+            assert fmt.step_trip(run, index) == step
+
+    check()
+
+
+def test_a_format_that_keeps_every_step_can_trip_a_step_on_its_own() -> None:
+    for fmt in BUILT_IN:
+        one = (RunStep(kind="message", name="m"),)
+        if fmt.keeps_every_step(one):
+            assert fmt.step_trip(Run(steps=one, started_at=_START), 0) is not None, fmt.name
+
+
 _VALUES: dict[str, st.SearchStrategy[Any]] = {
-    "started_at": st.just(Timestamp.of(datetime(2026, 1, 2, 3, 4, 5, tzinfo=UTC), None)),
+    "started_at": st.just(_START),
     "duration_ms": st.integers(min_value=0, max_value=10**6),
     "phase": st.one_of(st.none(), st.text(max_size=5)),
     "status": st.one_of(st.none(), st.sampled_from(["failed", "ok", "running"])),
@@ -272,10 +306,11 @@ def _agentrun(steps: list[dict[str, JsonValue]], **fields: JsonValue) -> BaseMod
 
 def test_steps_the_target_gives_back_unchanged_do_not_make_the_trip() -> None:
     step: dict[str, JsonValue] = {"index": 0, "type": "message", "name": "hello"}
-    dated = _agentrun([{**step, "started_at": "2026-01-01T00:00:02Z"}])
-    assert _trips(dated, "cortex") == []
-    undated = _agentrun([step])  # cortex dates it: the step does not come back the same
-    assert len(_trips(undated, "cortex")) == 1
+    record = _agentrun([{**step, "started_at": "2026-01-01T00:00:02Z"}])
+    agentrun = type(format_named("agentrun"))
+    with mock.patch.object(agentrun, "step_trip", autospec=True) as one:
+        assert _trips(record, "cortex") == []
+    assert one.call_count == 0
 
 
 def test_steps_the_target_keeps_fewer_of_are_counted_without_the_trip() -> None:
@@ -288,22 +323,14 @@ def test_steps_the_target_keeps_fewer_of_are_counted_without_the_trip() -> None:
     assert _trips(record, "portable") == []
 
 
-def test_a_cortex_run_without_a_start_makes_the_whole_trip() -> None:
-    journal: dict[str, JsonValue] = {
-        "schema_version": 1,
-        "run_id": "r",
-        "kind": "implement",
-        "status": "running",
-        "started_at": "2026-01-01T00:00:00Z",
-        "events": [{"type": "started", "at": "2026-01-01T00:00:01Z"}],
-    }
-    record = MODELS["cortex"].model_validate(journal)
-    run = to_canonical(record)
-    back = replace(run, steps=(), started_at=MISSING)  # the target kept no step, no start
+def test_a_cortex_run_without_a_start_is_dated_by_its_steps_without_them() -> None:
+    step = RunStep(kind="event", name="started", started_at=_START)
+    run = Run(steps=(step,), kind="implement", status="running", run_id="r")
     cortex = format_named("cortex")
-    assert _whole_trips(lambda: conversion._trip_back(cortex, record, run, back, ["steps"])) == 1
-    dated = replace(back, started_at=run.started_at)
-    assert _whole_trips(lambda: conversion._trip_back(cortex, record, run, dated, ["steps"])) == 0
+    bare = cortex.without_steps(run)
+    assert bare is not None
+    assert bare.started_at == _START  # the earliest step's, as the whole run is dated
+    assert cortex.write_and_read(run)[1].started_at == _START
 
 
 def _whole_trips(action: Callable[[], object]) -> int:
@@ -317,6 +344,37 @@ def _whole_trips(action: Callable[[], object]) -> int:
     with mock.patch.object(conversion, "_whole_trip_back", counted):
         action()
     return len(seen)
+
+
+_JOURNAL: dict[str, JsonValue] = {
+    "schema_version": 1,
+    "run_id": "r",
+    "kind": "implement",
+    "status": "running",
+    "started_at": "2026-01-01T00:00:00Z",
+    "events": [
+        {"type": "read", "at": "2026-01-01T00:00:01Z", "kind": "tool_call", "input": {}},
+        {"type": "edit", "at": "2026-01-01T00:00:02Z", "kind": "tool_call", "input": {}},
+    ],
+}
+
+
+def test_steps_a_target_carries_are_tripped_one_by_one_up_to_the_first_that_differs() -> None:
+    record = MODELS["cortex"].model_validate(_JOURNAL)
+    cortex = type(format_named("cortex"))
+    with mock.patch.object(cortex, "step_trip", autospec=True, side_effect=cortex.step_trip) as one:
+        whole = _whole_trips(lambda: convert(record, "agentrun"))
+    assert whole == 0  # AgentRun carries the steps: knowing that they differ is enough
+    assert one.call_count == 1  # the first event comes back as a step of another index
+
+
+def test_steps_a_target_cannot_carry_are_reported_as_the_whole_trip_gives_them() -> None:
+    record = MODELS["cortex"].model_validate(_JOURNAL)
+    whole = _whole_trips(lambda: convert(record, "portable"))
+    assert whole == 1  # portable has no place: each step's losses, from the whole trip
+    spared, oracle = _both_ways(record, "portable")
+    assert not isinstance(oracle, _Failed), oracle
+    assert spared == oracle
 
 
 def test_a_last_step_named_as_the_carry_event_is_not_counted_as_kept() -> None:

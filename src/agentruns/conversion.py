@@ -315,8 +315,12 @@ def _convert(
         if source is target and not losses and result == record:
             result = record  # the identity: the record itself, not a copy of it
         return Conversion(result, _in_order(losses), written.derived)
-    returned = _trip_back(source, record, run, back, unheld)
-    differing = [name for name in unheld if getattr(returned, name) != getattr(run, name)]
+    returned, exact = _trip_back(source, record, run, back, unheld)
+    differing = [
+        name
+        for name in unheld
+        if (name == "steps" and not exact) or getattr(returned, name) != getattr(run, name)
+    ]
     if differing:
         kept, uncarried = _carried(target, result, source.name, run, differing, back)
         if kept is None:
@@ -324,6 +328,8 @@ def _convert(
         else:
             result, too_deep = kept, True  # a place, and what it could not take nests too deep
         for name in uncarried:
+            if name == "steps" and not exact:  # reported step by step: what each gives back
+                returned = replace(returned, steps=_whole_trip_back(source, back).steps)
             lost = _losses(source, target, name, run, returned, written.derived)
             if too_deep and getattr(run, name) is not MISSING:
                 lost = [replace(loss, reason=f"{loss.reason}{_TOO_DEEP_TO_CARRY}") for loss in lost]
@@ -335,9 +341,12 @@ def _convert(
 
 def _trip_back(
     source: Format[Any], record: BaseModel, run: Run, back: Run, unheld: list[str]
-) -> Run:
+) -> tuple[Run, bool]:
     """What the trip back through the source gives of ``back`` (the run as the target
-    shows it), in the fields ``unheld`` names: all the conversion reads of it.
+    shows it), in the fields ``unheld`` names: all the conversion reads of it; and whether
+    its steps are what the trip gives (False: they are known to differ from the run's, which
+    is all a target that carries them needs; the whole trip gives them when they are to be
+    reported step by step).
 
     The steps are most of a run, and the trip is spared writing and reading them again
     where the format's own declarations say what would come back:
@@ -350,31 +359,56 @@ def _trip_back(
     - they differ from the record's own only in fields the source writes nothing from
       (``Format.step_fields_unwritten``: a time cortex gave portable's tool calls), and the
       run is the record's own (no data carried into it): the source writes them as it
-      wrote the record, so they come back as the record's.
+      wrote the record, so they come back as the record's;
+    - the source writes each as an item of its own: each is written and read on its own
+      (``Format.step_trip``) until one does not come back as the run's, the first of a
+      cortex journal's events that AgentRun made messages, say.
 
-    The run's other fields then make the trip without the steps, which gives the same values
-    where the format derives none of them from the steps
-    (``Format.reads_steps_for_run_fields``). Otherwise, and should that trip fail, the whole
+    The run's other fields then make the trip without the steps, as the format says they
+    are written without them (``Format.without_steps``: what it derives from the steps given
+    as derived). Otherwise, and should that trip fail, the whole
     run makes the trip, as ``convert`` has always proved it (the oracle of
     ``tests/test_trip_back.py``)."""
     steps, own = back.steps, run.steps
-    if not isinstance(steps, tuple) or source.reads_steps_for_run_fields(back):
-        return _whole_trip_back(source, back)
+    bare = source.without_steps(back)
+    if not isinstance(steps, tuple) or bare is None:
+        return _whole_trip_back(source, back), True
+    exact = True
     if "steps" not in unheld:
         shown: tuple[RunStep, ...] | None = ()  # (not read)
     elif not isinstance(own, tuple):
-        return _whole_trip_back(source, back)
+        return _whole_trip_back(source, back), True
     elif len(own) != len(steps):
         shown = steps if source.keeps_every_step(steps) else None  # (their number is read)
+    elif _alike(source, own, steps) and source.carried(record) is None:
+        shown = own
+    elif source.keeps_every_step(steps):
+        differs = _first_unlike(source, back, own)
+        if differs is None:
+            return _whole_trip_back(source, back), True
+        shown, exact = (steps, False) if differs else (own, True)
     else:
-        shown = own if _alike(source, own, steps) and source.carried(record) is None else None
+        shown = None
     if shown is None:
-        return _whole_trip_back(source, back)
+        return _whole_trip_back(source, back), True
     try:
-        fields = source.write_and_read(replace(back, steps=()))[1]
+        fields = source.write_and_read(bare)[1]
     except Exception:  # (the whole trip says what is wrong, as it always has)
-        return _whole_trip_back(source, back)
-    return replace(fields, steps=shown)
+        return _whole_trip_back(source, back), True
+    return replace(fields, steps=shown), exact
+
+
+def _first_unlike(source: Format[Any], back: Run, steps: tuple[RunStep, ...]) -> bool | None:
+    """Whether any step of ``back`` does not come back through ``source`` as the step at its
+    position in ``steps`` (each written and read on its own, up to the first that does not);
+    None when the format cannot say of a step alone."""
+    for index, step in enumerate(steps):
+        returned = source.step_trip(back, index)
+        if returned is None:
+            return None
+        if returned != step:
+            return True
+    return False
 
 
 def _alike(source: Format[Any], steps: tuple[RunStep, ...], others: tuple[RunStep, ...]) -> bool:

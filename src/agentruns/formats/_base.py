@@ -244,6 +244,7 @@ class Format(Generic[M]):
     Computed from the crosswalk's table of the steps' items, when it reads them one to one."""
     steps_one_to_one: ClassVar[bool] = False
     """Each canonical step is read from the item at its own position (see ``step_pointers``)."""
+    _step_items: ClassVar[Crosswalk[Any, RunStep] | None] = None
     carry_place: ClassVar[CarryPlace[Any] | None] = None
     """Where the format keeps data carried for another format (``InExtras``, ``InObject``,
     or a place of its own); None: it has no free-form place, and what it cannot hold is
@@ -258,6 +259,7 @@ class Format(Generic[M]):
             items = next((r.table for r in table.rows if r.target == "steps"), None)
             if cls.__dict__.get("steps_one_to_one") and items is not None:
                 cls.step_pointers = dict(items.pointers())
+                cls._step_items = items
 
     step_fields_unwritten: ClassVar[frozenset[str]] = frozenset()
     """Step fields the format writes nothing from (nor reads anything into), in a format
@@ -266,19 +268,35 @@ class Format(Generic[M]):
     arguments, result and index, not its time). None unless a format says so: the safe
     answer."""
 
-    def reads_steps_for_run_fields(self, run: Run) -> bool:
-        """Whether writing ``run`` may read its steps for a field that is not a step (a value
-        derived from them: cortex dates a run that records no start by its earliest step).
-        When it may not, the trip back through this format can take the run's fields
-        without its steps (``agentruns.conversion``), and the fields come back as they would
-        with them. True unless a format says otherwise: the safe answer."""
-        return True
+    def without_steps(self, run: Run) -> Run | None:
+        """``run`` with no steps, its other fields written as this format writes ``run``'s: a
+        value the format would derive from the steps given as that value (cortex dates a run
+        that records no start by its earliest step). The trip back through the format then
+        takes the run's fields without its steps (``agentruns.conversion``). None unless a
+        format says: the safe answer."""
+        return None
 
     def keeps_every_step(self, steps: tuple[RunStep, ...]) -> bool:
         """Whether reading what this format writes of ``steps`` gives as many steps back,
         one an item (AgentRun steps, cortex events), so that the trip back need not write
         them to count them. False unless a format says otherwise: the safe answer."""
         return False
+
+    def step_trip(self, run: Run, index: int) -> RunStep | None:
+        """What reading gives back of the run's step ``index`` when this format writes the
+        run, its item written and read on its own: the step at ``index`` of
+        ``write_and_read(run)``'s run wherever ``keeps_every_step(run.steps)``, for a format
+        whose steps are items read one to one by its table; None for any other."""
+        items = self._step_items
+        steps = run.steps
+        if items is None or not isinstance(steps, tuple):
+            return None
+        from agentruns.crosswalk import Writing
+
+        step = steps[index]
+        writing = Writing(run, run, []).item(step, index)
+        step_back: RunStep = items.read(items.write(step, writing, f"/{index}"))
+        return step_back
 
     def step_pointer(self, index: int, field: str, key: str | None = None) -> str | None:
         """JSON pointer of the value behind a field of the run's step ``index`` (``key``: one

@@ -7,6 +7,7 @@ objects allow additional properties: foreign data is carried in one reserved roo
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import datetime
 from typing import ClassVar, Final, get_args
 
@@ -183,8 +184,8 @@ class AgentRunFormat(Format[AgentRun]):
 
     carry_place = InExtras[AgentRun]()
 
-    def reads_steps_for_run_fields(self, run: Run) -> bool:
-        return False  # no row of the run derives a value from its steps
+    def without_steps(self, run: Run) -> Run | None:
+        return replace(run, steps=())  # no row of the run derives a value from its steps
 
     def keeps_every_step(self, steps: tuple[RunStep, ...]) -> bool:
         return True  # each step an item, each item read as a step (the carry is at the root)

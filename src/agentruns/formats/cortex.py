@@ -7,6 +7,7 @@ carried in one reserved event (type ``x-agentruns-carry``) that readers skip.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import datetime
 from typing import ClassVar, get_args
 
@@ -281,9 +282,9 @@ class CortexFormat(Format[CortexRunJournal]):
 
     carry_place = _AsEvent()
 
-    def reads_steps_for_run_fields(self, run: Run) -> bool:
+    def without_steps(self, run: Run) -> Run | None:
         # a run that records no start is dated by its earliest step (``derive_started_at``)
-        return not isinstance(run.started_at, datetime)
+        return replace(run, steps=(), started_at=_start(run))
 
     def keeps_every_step(self, steps: tuple[RunStep, ...]) -> bool:
         # every step an event, every event read as a step but a carry event, which is last

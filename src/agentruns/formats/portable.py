@@ -7,6 +7,7 @@ from other formats that it cannot hold is reported as lost.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from functools import cache
 from typing import TYPE_CHECKING, ClassVar
 
@@ -282,8 +283,8 @@ class PortableFormat(Format[PortableRunRecord]):
         {"started_at", "duration_ms", "phase", "status", "activity", "message", "extra", "call_id"}
     )
 
-    def reads_steps_for_run_fields(self, run: Run) -> bool:
-        return False  # no row of the record derives a value from the steps
+    def without_steps(self, run: Run) -> Run | None:
+        return replace(run, steps=())  # no row of the record derives a value from the steps
 
 
 PORTABLE = PortableFormat()
