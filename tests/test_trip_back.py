@@ -402,13 +402,24 @@ _PORTABLE: dict[str, JsonValue] = {
 
 def test_steps_that_differ_only_in_what_the_source_does_not_write_do_not_make_the_trip() -> None:
     record = MODELS["portable"].model_validate(_PORTABLE)
-    assert _trips(record, "cortex") == []  # cortex dates each call; portable writes no time
+    portable = type(format_named("portable"))
+    with mock.patch.object(portable, "step_trip", autospec=True) as one:
+        assert _trips(record, "cortex") == []  # cortex dates each call; portable writes no time
+    assert one.call_count == 0  # the record's own steps: they come back as written
 
 
-def test_a_record_carrying_data_makes_the_whole_trip_when_its_steps_differ() -> None:
+def test_a_record_carrying_data_has_its_steps_tripped_not_taken_as_its_own() -> None:
     record = MODELS["portable"].model_validate(_PORTABLE)
     portable = type(format_named("portable"))
     payload: dict[str, JsonValue] = {"version": 1, "origin": "x", "fields": {}, "absent": []}
-    with mock.patch.object(portable, "carried", return_value=payload):
+    with (
+        mock.patch.object(portable, "carried", return_value=payload),
+        mock.patch.object(
+            portable, "step_trip", autospec=True, side_effect=portable.step_trip
+        ) as one,
+    ):
         # its steps may be another format's, carried: they are not the record's to take
-        assert len(_trips(record, "cortex")) == 1
+        spared, oracle = _both_ways(record, "cortex")
+    assert one.call_count >= 1
+    assert not isinstance(oracle, _Failed), oracle
+    assert spared == oracle

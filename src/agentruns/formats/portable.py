@@ -286,5 +286,19 @@ class PortableFormat(Format[PortableRunRecord]):
     def without_steps(self, run: Run) -> Run | None:
         return replace(run, steps=())  # no row of the record derives a value from the steps
 
+    def keeps_every_step(self, steps: tuple[RunStep, ...]) -> bool:
+        # named tool calls, and nothing else, are each an invocation of their own (a result
+        # would join its call, another kind of step has no portable form)
+        return all(step.kind == "tool_call" and isinstance(step.name, str) for step in steps)
+
+    def step_trip(self, run: Run, index: int) -> RunStep | None:
+        steps = run.steps
+        if not isinstance(steps, tuple) or not self.keeps_every_step(steps):
+            return None
+        step = steps[index]  # the invocation at its own position: every step is one
+        writing = Writing(run, run, []).item(step, index)
+        step_back: RunStep = TOOL.read(TOOL.write(step, writing, f"/{index}"))
+        return step_back
+
 
 PORTABLE = PortableFormat()
