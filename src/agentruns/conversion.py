@@ -5,7 +5,8 @@ between registered formats comes from those two functions, so a new format costs
 one per pair. Losses are not guessed: after writing the target, the conversion reads it back
 and writes it once more in the source format, and every canonical field that does not come back
 is either *carried* (kept verbatim in a free-form place of the target, when it has one) or
-*reported* as a loss with the JSON pointer of the source value.
+*reported* as a loss with the JSON pointer of the source value. The second trip is spared the
+steps where the source format's declarations say what would come back (``_trip_back``).
 """
 
 from __future__ import annotations
