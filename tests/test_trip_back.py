@@ -112,6 +112,10 @@ def _runs(draw: st.DrawFn) -> Run:
     return replace(run, **dict.fromkeys(dropped, MISSING))
 
 
+def _for_generated_runs(check: Callable[[Run], None]) -> None:
+    PROPERTY_SETTINGS(given(_runs())(check))()
+
+
 def _without_steps(run: Run) -> dict[str, object]:
     return {name: value for name, value in vars_of(run).items() if name != "steps"}
 
@@ -124,8 +128,6 @@ def vars_of(run: Run) -> dict[str, object]:
 def test_a_run_without_its_steps_reads_back_the_fields_the_run_does(name: str) -> None:
     fmt = format_named(name)
 
-    @PROPERTY_SETTINGS
-    @given(_runs())
     def check(run: Run) -> None:
         bare = fmt.without_steps(run)
         if bare is None:
@@ -135,42 +137,39 @@ def test_a_run_without_its_steps_reads_back_the_fields_the_run_does(name: str) -
         spared = fmt.write_and_read(bare)[1]
         assert _without_steps(spared) == _without_steps(whole)
 
-    check()
+    _for_generated_runs(check)
+
+
+def _kept(fmt: conversion.Format[Any], run: Run) -> tuple[RunStep, ...] | None:
+    """The steps ``fmt`` reads back of ``run``, where it says it keeps every one."""
+    if not isinstance(run.steps, tuple) or not fmt.keeps_every_step(run.steps):
+        return None
+    back = fmt.write_and_read(run)[1].steps
+    assert isinstance(back, tuple)
+    return back
 
 
 @pytest.mark.parametrize("name", FORMATS)
 def test_a_format_that_keeps_every_step_reads_as_many_as_it_wrote(name: str) -> None:
     fmt = format_named(name)
 
-    @PROPERTY_SETTINGS
-    @given(_runs())
     def check(run: Run) -> None:
-        steps = run.steps
-        if not isinstance(steps, tuple) or not fmt.keeps_every_step(steps):
-            return
-        back = fmt.write_and_read(run)[1].steps
-        assert isinstance(back, tuple)
-        assert len(back) == len(steps)
+        back = _kept(fmt, run)
+        assert back is None or (isinstance(run.steps, tuple) and len(back) == len(run.steps))
 
-    check()
+    _for_generated_runs(check)
 
 
 @pytest.mark.parametrize("name", FORMATS)
 def test_a_step_written_and_read_on_its_own_comes_back_as_in_the_whole_run(name: str) -> None:
     fmt = format_named(name)
 
-    @PROPERTY_SETTINGS
-    @given(_runs())
     def check(run: Run) -> None:
-        steps = run.steps
-        if not isinstance(steps, tuple) or not fmt.keeps_every_step(steps):
-            return
-        back = fmt.write_and_read(run)[1].steps
-        assert isinstance(back, tuple)
-        for index, step in enumerate(back):
+        back = _kept(fmt, run)
+        for index, step in enumerate(back or ()):
             assert fmt.step_trip(run, index) == step
 
-    check()
+    _for_generated_runs(check)
 
 
 def test_a_format_that_keeps_every_step_can_trip_a_step_on_its_own() -> None:
@@ -279,6 +278,10 @@ def _step_fields_read(fmt: conversion.Format[Any]) -> set[str]:
 
 def _trips(record: BaseModel, target: str) -> list[Run]:
     """The runs that made the whole trip back while ``record`` was converted."""
+    return _whole_trips_during(lambda: convert(record, target))
+
+
+def _whole_trips_during(action: Callable[[], object]) -> list[Run]:
     seen: list[Run] = []
     whole = conversion._whole_trip_back
 
@@ -287,7 +290,7 @@ def _trips(record: BaseModel, target: str) -> list[Run]:
         return whole(source, back)
 
     with mock.patch.object(conversion, "_whole_trip_back", counted):
-        convert(record, target)
+        action()
     return seen
 
 
@@ -333,19 +336,6 @@ def test_a_cortex_run_without_a_start_is_dated_by_its_steps_without_them() -> No
     assert cortex.write_and_read(run)[1].started_at == _START
 
 
-def _whole_trips(action: Callable[[], object]) -> int:
-    seen: list[Run] = []
-    whole = conversion._whole_trip_back
-
-    def counted(source: conversion.Format[Any], back: Run) -> Run:
-        seen.append(back)
-        return whole(source, back)
-
-    with mock.patch.object(conversion, "_whole_trip_back", counted):
-        action()
-    return len(seen)
-
-
 _JOURNAL: dict[str, JsonValue] = {
     "schema_version": 1,
     "run_id": "r",
@@ -363,14 +353,14 @@ def test_steps_a_target_carries_are_tripped_one_by_one_up_to_the_first_that_diff
     record = MODELS["cortex"].model_validate(_JOURNAL)
     cortex = type(format_named("cortex"))
     with mock.patch.object(cortex, "step_trip", autospec=True, side_effect=cortex.step_trip) as one:
-        whole = _whole_trips(lambda: convert(record, "agentrun"))
+        whole = len(_trips(record, "agentrun"))
     assert whole == 0  # AgentRun carries the steps: knowing that they differ is enough
     assert one.call_count == 1  # the first event comes back as a step of another index
 
 
 def test_steps_a_target_cannot_carry_are_reported_as_the_whole_trip_gives_them() -> None:
     record = MODELS["cortex"].model_validate(_JOURNAL)
-    whole = _whole_trips(lambda: convert(record, "portable"))
+    whole = len(_trips(record, "portable"))
     assert whole == 1  # portable has no place: each step's losses, from the whole trip
     spared, oracle = _both_ways(record, "portable")
     assert not isinstance(oracle, _Failed), oracle
