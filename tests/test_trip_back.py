@@ -5,7 +5,7 @@ of its writer, tested on its own."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import Any
@@ -166,8 +166,10 @@ def test_a_step_written_and_read_on_its_own_comes_back_as_in_the_whole_run(name:
 
     def check(run: Run) -> None:
         back = _kept(fmt, run)
-        for index, step in enumerate(back or ()):
-            assert fmt.step_trip(run, index) == step
+        if back is not None:
+            tripped = fmt.step_trips(run)
+            assert tripped is not None
+            assert tuple(tripped) == back
 
     _for_generated_runs(check)
 
@@ -176,7 +178,7 @@ def test_a_format_that_keeps_every_step_can_trip_a_step_on_its_own() -> None:
     for fmt in BUILT_IN:
         one = (RunStep(kind="message", name="m"),)
         if fmt.keeps_every_step(one):
-            assert fmt.step_trip(Run(steps=one, started_at=_START), 0) is not None, fmt.name
+            assert fmt.step_trips(Run(steps=one, started_at=_START)) is not None, fmt.name
 
 
 _VALUES: dict[str, st.SearchStrategy[Any]] = {
@@ -311,7 +313,7 @@ def test_steps_the_target_gives_back_unchanged_do_not_make_the_trip() -> None:
     step: dict[str, JsonValue] = {"index": 0, "type": "message", "name": "hello"}
     record = _agentrun([{**step, "started_at": "2026-01-01T00:00:02Z"}])
     agentrun = type(format_named("agentrun"))
-    with mock.patch.object(agentrun, "step_trip", autospec=True) as one:
+    with mock.patch.object(agentrun, "step_trips", autospec=True) as one:
         assert _trips(record, "cortex") == []
     assert one.call_count == 0
 
@@ -349,13 +351,26 @@ _JOURNAL: dict[str, JsonValue] = {
 }
 
 
+def _taking(steps: Iterator[RunStep], taken: list[RunStep]) -> Iterator[RunStep]:
+    for step in steps:
+        taken.append(step)
+        yield step
+
+
 def test_steps_a_target_carries_are_tripped_one_by_one_up_to_the_first_that_differs() -> None:
     record = MODELS["cortex"].model_validate(_JOURNAL)
     cortex = type(format_named("cortex"))
-    with mock.patch.object(cortex, "step_trip", autospec=True, side_effect=cortex.step_trip) as one:
+    taken: list[RunStep] = []
+    original = cortex.step_trips
+
+    def counted(fmt: conversion.Format[Any], run: Run) -> Iterator[RunStep] | None:
+        tripped = original(fmt, run)
+        return None if tripped is None else _taking(tripped, taken)
+
+    with mock.patch.object(cortex, "step_trips", counted):
         whole = len(_trips(record, "agentrun"))
     assert whole == 0  # AgentRun carries the steps: knowing that they differ is enough
-    assert one.call_count == 1  # the first event comes back as a step of another index
+    assert len(taken) == 1  # the first event comes back as a step of another index
 
 
 def test_steps_a_target_cannot_carry_are_reported_as_the_whole_trip_gives_them() -> None:
@@ -393,7 +408,7 @@ _PORTABLE: dict[str, JsonValue] = {
 def test_steps_that_differ_only_in_what_the_source_does_not_write_do_not_make_the_trip() -> None:
     record = MODELS["portable"].model_validate(_PORTABLE)
     portable = type(format_named("portable"))
-    with mock.patch.object(portable, "step_trip", autospec=True) as one:
+    with mock.patch.object(portable, "step_trips", autospec=True) as one:
         assert _trips(record, "cortex") == []  # cortex dates each call; portable writes no time
     assert one.call_count == 0  # the record's own steps: they come back as written
 
@@ -405,11 +420,35 @@ def test_a_record_carrying_data_has_its_steps_tripped_not_taken_as_its_own() -> 
     with (
         mock.patch.object(portable, "carried", return_value=payload),
         mock.patch.object(
-            portable, "step_trip", autospec=True, side_effect=portable.step_trip
+            portable, "step_trips", autospec=True, side_effect=portable.step_trips
         ) as one,
     ):
         # its steps may be another format's, carried: they are not the record's to take
         spared, oracle = _both_ways(record, "cortex")
     assert one.call_count >= 1
+    assert not isinstance(oracle, _Failed), oracle
+    assert spared == oracle
+
+
+def test_the_steps_of_a_long_run_are_tripped_in_one_pass() -> None:
+    # every call but the last comes back from AgentRun: each step is tripped once, and
+    # whether the run keeps every step is asked once, not once a step (which was quadratic)
+    calls: list[JsonValue] = [
+        {"name": "t", "args": {"i": i}, "result": {"r": "ok"}, "ordinal": i} for i in range(300)
+    ]
+    calls[-1] = {"name": "t", "args": "a string", "result": {"r": "ok"}, "ordinal": 299}
+    record = MODELS["portable"].model_validate({**_PORTABLE, "tool_invocations": calls})
+    portable = type(format_named("portable"))
+    with (
+        mock.patch.object(
+            portable, "keeps_every_step", autospec=True, side_effect=portable.keeps_every_step
+        ) as asked,
+        mock.patch.object(
+            portable, "step_trips", autospec=True, side_effect=portable.step_trips
+        ) as tripped,
+    ):
+        spared, oracle = _both_ways(record, "agentrun")
+    assert tripped.call_count == 1
+    assert asked.call_count <= 2  # the spared conversion's, and the oracle's own none
     assert not isinstance(oracle, _Failed), oracle
     assert spared == oracle

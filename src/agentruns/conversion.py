@@ -362,7 +362,7 @@ def _trip_back(
       run is the record's own (no data carried into it): the source writes them as it
       wrote the record, so they come back as the record's;
     - the source writes each as an item of its own: each is written and read on its own
-      (``Format.step_trip``) until one does not come back as the run's, the first of a
+      (``Format.step_trips``) until one does not come back as the run's, the first of a
       cortex journal's events that AgentRun made messages, say.
 
     The run's other fields then make the trip without the steps, as the format says they
@@ -403,13 +403,10 @@ def _first_unlike(source: Format[Any], back: Run, steps: tuple[RunStep, ...]) ->
     """Whether any step of ``back`` does not come back through ``source`` as the step at its
     position in ``steps`` (each written and read on its own, up to the first that does not);
     None when the format cannot say of a step alone."""
-    for index, step in enumerate(steps):
-        returned = source.step_trip(back, index)
-        if returned is None:
-            return None
-        if returned != step:
-            return True
-    return False
+    tripped = source.step_trips(back)
+    if tripped is None:
+        return None
+    return any(returned != step for returned, step in zip(tripped, steps, strict=False))
 
 
 def _alike(source: Format[Any], steps: tuple[RunStep, ...], others: tuple[RunStep, ...]) -> bool:

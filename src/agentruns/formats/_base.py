@@ -7,7 +7,7 @@ it so that no format imports the module that registers and converts them."""
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, Literal, TypeVar
 
 from pydantic import BaseModel, JsonValue
@@ -153,6 +153,20 @@ def fields(declared: Mapping[F, Use]) -> dict[str, Use]:
     return {str(name): use for name, use in declared.items()}
 
 
+def each_tripped(
+    items: Crosswalk[Any, RunStep], run: Run, steps: tuple[RunStep, ...]
+) -> Iterator[RunStep]:
+    """Each step written as an item of ``items`` and read back, in order, as the table's
+    ``write_items`` writes them: one writing of the run, shared (what it computes once of
+    the run, cortex's start, say, is computed once)."""
+    from agentruns.crosswalk import Writing
+
+    writing = Writing(run, run, [])
+    for index, step in enumerate(steps):
+        back: RunStep = items.read(items.write(step, writing.item(step, index), f"/{index}"))
+        yield back
+
+
 class CarryPlace(Generic[M]):
     """Where a format keeps data carried for another format (``Format.carry_place``): how
     the payload is found, where it is (for loss reports), and how a record gets one."""
@@ -282,21 +296,16 @@ class Format(Generic[M]):
         them to count them. False unless a format says otherwise: the safe answer."""
         return False
 
-    def step_trip(self, run: Run, index: int) -> RunStep | None:
-        """What reading gives back of the run's step ``index`` when this format writes the
-        run, its item written and read on its own: the step at ``index`` of
-        ``write_and_read(run)``'s run wherever ``keeps_every_step(run.steps)``, for a format
-        whose steps are items read one to one by its table; None for any other."""
+    def step_trips(self, run: Run) -> Iterator[RunStep] | None:
+        """What reading gives back of each of the run's steps when this format writes the run,
+        each item written and read on its own, in order (as many as the caller takes): the
+        steps of ``write_and_read(run)``'s run wherever ``keeps_every_step(run.steps)``, for a
+        format whose steps are items read one to one by its table; None for any other."""
         items = self._step_items
         steps = run.steps
         if items is None or not isinstance(steps, tuple):
             return None
-        from agentruns.crosswalk import Writing
-
-        step = steps[index]
-        writing = Writing(run, run, []).item(step, index)
-        step_back: RunStep = items.read(items.write(step, writing, f"/{index}"))
-        return step_back
+        return each_tripped(items, run, steps)
 
     def step_pointer(self, index: int, field: str, key: str | None = None) -> str | None:
         """JSON pointer of the value behind a field of the run's step ``index`` (``key``: one

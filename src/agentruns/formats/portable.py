@@ -7,6 +7,7 @@ from other formats that it cannot hold is reported as lost.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import replace
 from functools import cache
 from typing import TYPE_CHECKING, ClassVar
@@ -21,7 +22,7 @@ from agentruns.derivations import (
     derive_harness_total,
     derive_total_tokens,
 )
-from agentruns.formats._base import Format
+from agentruns.formats._base import Format, each_tripped
 from agentruns.models import (
     Codebase,
     Conversation,
@@ -291,14 +292,10 @@ class PortableFormat(Format[PortableRunRecord]):
         # would join its call, another kind of step has no portable form)
         return all(step.kind == "tool_call" and isinstance(step.name, str) for step in steps)
 
-    def step_trip(self, run: Run, index: int) -> RunStep | None:
+    def step_trips(self, run: Run) -> Iterator[RunStep] | None:
+        # (where ``keeps_every_step`` holds: the invocation of each step at its own position)
         steps = run.steps
-        if not isinstance(steps, tuple) or not self.keeps_every_step(steps):
-            return None
-        step = steps[index]  # the invocation at its own position: every step is one
-        writing = Writing(run, run, []).item(step, index)
-        step_back: RunStep = TOOL.read(TOOL.write(step, writing, f"/{index}"))
-        return step_back
+        return each_tripped(TOOL, run, steps) if isinstance(steps, tuple) else None
 
 
 PORTABLE = PortableFormat()
