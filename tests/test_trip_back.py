@@ -21,6 +21,7 @@ from agentruns.canonical import FIELDS, Run, RunStep
 from agentruns.conversion import convert, format_named, to_canonical
 from agentruns.formats import BUILT_IN
 from agentruns.formats.cortex import CARRY_EVENT
+from agentruns_generated import _ecma
 from agentruns_generated._json import Timestamp
 from tests._settings import PROPERTY_SETTINGS
 from tests.bench.records import lines
@@ -99,17 +100,61 @@ _DERIVABLE = ("run_id", "started_at", "ended_at", "status", "kind", "goal", "age
 
 
 @st.composite
-def _runs(draw: st.DrawFn) -> Run:
-    """Runs of every format, as read and as another format shows them, some without the
-    fields a writer derives when a run has none (the derivations are what could read the
-    steps)."""
+def _read_runs(draw: st.DrawFn) -> Run:
+    """Runs of every format, as read and as another format shows them."""
     name = draw(st.sampled_from(FORMATS))
     run = to_canonical(draw(records(name)))
     through = draw(st.sampled_from([None, *FORMATS]))
     if through is not None:
         run = format_named(through).write_and_read(run)[1]
+    return run
+
+
+@st.composite
+def _runs(draw: st.DrawFn) -> Run:
+    """Runs of every format (``_read_runs``), some without the fields a writer derives when a
+    run has none (the derivations are what could read the steps), some with a subagent
+    started by one of their calls (a writer may link the two through the steps)."""
+    run = draw(_read_runs())
     dropped = draw(st.sets(st.sampled_from(_DERIVABLE)))
-    return replace(run, **dict.fromkeys(dropped, MISSING))
+    run = replace(run, **dict.fromkeys(dropped, MISSING))
+    steps = run.steps if isinstance(run.steps, tuple) else ()
+    if draw(st.booleans()) and steps:
+        run = replace(run, steps=draw(_with_foreign_extra(steps)))
+    if not draw(st.booleans()):
+        return run
+    steps = run.steps if isinstance(run.steps, tuple) else ()
+    started = RunStep(
+        kind="tool_call", name="task", call_id="call-sub", input={}, output="done", index=0
+    )
+    if draw(st.booleans()):
+        steps = (*steps, replace(started, index=len(steps)))
+    calls = sorted({step.call_id for step in steps if isinstance(step.call_id, str)})
+    parent = draw(st.sampled_from(calls) if calls else st.just("call-sub"))
+    sub = replace(draw(_read_runs()), parent_call_id=parent, trajectory_id="sub-1")
+    return replace(run, steps=steps, subagents=(sub,))
+
+
+_FOREIGN = st.fixed_dictionaries(
+    {},
+    optional={
+        "metrics": st.one_of(st.integers(), st.text(max_size=3)),
+        "model_name": st.integers(),
+        "is_copied_context": st.text(max_size=3),
+        "observation": st.integers(),
+    },
+)
+"""Extra properties of a step named as another format's fields, of values it refuses (ATIF
+turns: a writer leaves such a field out, the trip reports it)."""
+
+
+@st.composite
+def _with_foreign_extra(draw: st.DrawFn, steps: tuple[RunStep, ...]) -> tuple[RunStep, ...]:
+    at = draw(st.integers(min_value=0, max_value=len(steps) - 1))
+    step = steps[at]
+    own = step.extra if isinstance(step.extra, dict) else {}
+    changed = replace(step, extra={**own, **draw(_FOREIGN)})
+    return (*steps[:at], changed, *steps[at + 1 :])
 
 
 def _for_generated_runs(check: Callable[[Run], None]) -> None:
@@ -161,15 +206,13 @@ def test_a_format_that_keeps_every_step_reads_as_many_as_it_wrote(name: str) -> 
 
 
 @pytest.mark.parametrize("name", FORMATS)
-def test_a_step_written_and_read_on_its_own_comes_back_as_in_the_whole_run(name: str) -> None:
+def test_steps_tripped_one_by_one_come_back_as_the_whole_run_gives_them(name: str) -> None:
     fmt = format_named(name)
 
     def check(run: Run) -> None:
-        back = _kept(fmt, run)
-        if back is not None:
-            tripped = fmt.step_trips(run)
-            assert tripped is not None
-            assert tuple(tripped) == back
+        tripped = fmt.step_trips(run)
+        if tripped is not None:
+            assert tuple(tripped) == fmt.write_and_read(run)[1].steps
 
     _for_generated_runs(check)
 
@@ -452,3 +495,63 @@ def test_the_steps_of_a_long_run_are_tripped_in_one_pass() -> None:
     assert asked.call_count <= 2  # the spared conversion's, and the oracle's own none
     assert not isinstance(oracle, _Failed), oracle
     assert spared == oracle
+
+
+_TRAJECTORY: dict[str, JsonValue] = {
+    "schema_version": "ATIF-v1.8",
+    "session_id": "s",
+    "agent": {"name": "a", "version": "1"},
+    "steps": [
+        {"step_id": 1, "source": "user", "message": "hi"},
+        {
+            "step_id": 2,
+            "source": "agent",
+            "message": "",
+            "tool_calls": [{"tool_call_id": "c", "function_name": "f", "arguments": {}}],
+            "observation": {"results": [{"source_call_id": "c", "content": "done"}]},
+        },
+        {"step_id": 3, "source": "agent", "message": "bye", "model_name": "m"},
+    ],
+}
+
+
+def test_atif_turns_a_target_carries_are_tripped_up_to_the_first_that_differs() -> None:
+    record = MODELS["atif"].model_validate(_TRAJECTORY)
+    atif = type(format_named("atif"))
+    taken: list[RunStep] = []
+    original = atif.step_trips
+
+    def counted(fmt: conversion.Format[Any], run: Run) -> Iterator[RunStep] | None:
+        tripped = original(fmt, run)
+        return None if tripped is None else _taking(tripped, taken)
+
+    with mock.patch.object(atif, "step_trips", counted):
+        whole = len(_trips(record, "agentrun"))
+    assert whole == 0  # AgentRun carries the steps: knowing that they differ is enough
+    assert len(taken) == 2  # the call comes back from AgentRun without its result
+
+
+def test_a_trip_turn_by_turn_keeps_its_pattern_budget_to_itself() -> None:
+    run = to_canonical(MODELS["atif"].model_validate(_TRAJECTORY))
+    tripped = format_named("atif").step_trips(run)
+    assert tripped is not None
+    next(tripped)  # (the pass's budget is open in its own context)
+    budget = _ecma.open_budget()
+    assert budget is not None  # none is open here
+    _ecma.close_budget(budget)
+
+
+class _Tripping(conversion.Format[Any]):
+    def __init__(self, back: tuple[RunStep, ...]) -> None:
+        self.back = back
+
+    def step_trips(self, run: Run) -> Iterator[RunStep] | None:
+        return iter(self.back)
+
+
+@pytest.mark.parametrize("more", [-1, 1])
+def test_steps_that_come_back_fewer_or_more_are_unlike(more: int) -> None:
+    steps = (RunStep(kind="message", name="a"), RunStep(kind="message", name="b"))
+    back = (*steps, steps[0])[: len(steps) + more]
+    assert conversion._first_unlike(_Tripping(back), Run(steps=steps), steps) is True
+    assert conversion._first_unlike(_Tripping(steps), Run(steps=steps), steps) is False

@@ -15,8 +15,9 @@ import dataclasses
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import replace
 from functools import cache, partial
+from itertools import zip_longest
 from operator import attrgetter
-from typing import TYPE_CHECKING, Any, TypeVar, overload
+from typing import TYPE_CHECKING, Any, Final, TypeVar, overload
 
 from pydantic import MISSING, BaseModel, JsonValue
 
@@ -361,9 +362,11 @@ def _trip_back(
       (``Format.step_fields_unwritten``: a time cortex gave portable's tool calls), and the
       run is the record's own (no data carried into it): the source writes them as it
       wrote the record, so they come back as the record's;
-    - the source writes each as an item of its own: each is written and read on its own
-      (``Format.step_trips``) until one does not come back as the run's, the first of a
-      cortex journal's events that AgentRun made messages, say.
+    - the source can make the trip's steps one by one (``Format.step_trips``: AgentRun's
+      items, cortex's events, portable's invocations, ATIF's turns): they are made until
+      one does not come back as the run's (the first of a cortex journal's events that
+      AgentRun made messages, an ATIF call whose result AgentRun did not keep), or one too
+      many or too few.
 
     The run's other fields then make the trip without the steps, as the format says they
     are written without them (``Format.without_steps``: what it derives from the steps given
@@ -383,13 +386,11 @@ def _trip_back(
         shown = steps if source.keeps_every_step(steps) else None  # (their number is read)
     elif _alike(source, own, steps) and source.carried(record) is None:
         shown = own
-    elif source.keeps_every_step(steps):
+    else:
         differs = _first_unlike(source, back, own)
         if differs is None:
             return _whole_trip_back(source, back), True
         shown, exact = (steps, False) if differs else (own, True)
-    else:
-        shown = None
     if shown is None:
         return _whole_trip_back(source, back), True
     try:
@@ -400,13 +401,19 @@ def _trip_back(
 
 
 def _first_unlike(source: Format[Any], back: Run, steps: tuple[RunStep, ...]) -> bool | None:
-    """Whether any step of ``back`` does not come back through ``source`` as the step at its
-    position in ``steps`` (each written and read on its own, up to the first that does not);
-    None when the format cannot say of a step alone."""
+    """Whether the steps of ``back`` do not come back through ``source`` as ``steps`` (made
+    step by step, up to the first that differs, or one too many or too few); None when the
+    format cannot say without the whole trip."""
     tripped = source.step_trips(back)
     if tripped is None:
         return None
-    return any(returned != step for returned, step in zip(tripped, steps, strict=False))
+    return any(
+        returned != step for returned, step in zip_longest(tripped, steps, fillvalue=_NO_STEP)
+    )
+
+
+_NO_STEP: Final = object()
+"""Where one list of steps has ended before the other (equal to no step)."""
 
 
 def _alike(source: Format[Any], steps: tuple[RunStep, ...], others: tuple[RunStep, ...]) -> bool:

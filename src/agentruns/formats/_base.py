@@ -297,13 +297,14 @@ class Format(Generic[M]):
         return False
 
     def step_trips(self, run: Run) -> Iterator[RunStep] | None:
-        """What reading gives back of each of the run's steps when this format writes the run,
-        each item written and read on its own, in order (as many as the caller takes): the
-        steps of ``write_and_read(run)``'s run wherever ``keeps_every_step(run.steps)``, for a
-        format whose steps are items read one to one by its table; None for any other."""
+        """The steps of ``write_and_read(run)``'s run (what reading gives back of the run's
+        steps when this format writes it), made step by step, in order, as many as the caller
+        takes; None when the format cannot say without writing the whole run. By default, for
+        a format whose steps are items read one to one by its table, where
+        ``keeps_every_step(run.steps)``: each item written and read on its own."""
         items = self._step_items
         steps = run.steps
-        if items is None or not isinstance(steps, tuple):
+        if items is None or not isinstance(steps, tuple) or not self.keeps_every_step(steps):
             return None
         return each_tripped(items, run, steps)
 

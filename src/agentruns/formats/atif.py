@@ -26,8 +26,8 @@ Foreign data is carried in the root ``extra`` object under ``x-agentruns-carry``
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable
-from contextvars import ContextVar
+from collections.abc import Iterable, Iterator
+from contextvars import ContextVar, copy_context
 from dataclasses import replace
 from datetime import datetime
 from functools import cache, lru_cache
@@ -556,6 +556,30 @@ def _write_steps(steps: tuple[RunStep, ...] | MISSING, writing: Writing[Run]) ->
     return written
 
 
+def _each_turn_tripped(steps: tuple[RunStep, ...]) -> Iterator[RunStep]:
+    """The steps reading gives back when the steps are written (``_write_steps``, then
+    ``_read_steps``), turn by turn, as many as the caller takes: each turn composed, validated
+    and read on its own, the turns sharing one pattern budget as when they are validated at
+    once (kept in this pass's own context, which no caller sees). For a run that refers to no
+    subagent (``AtifFormat.step_trips``)."""
+    context = copy_context()
+    context.run(_ecma.open_budget)
+    for number, turn in enumerate(_turns(steps), 1):
+        yield from context.run(_turn_tripped, turn, number)
+
+
+def _turn_tripped(turn: list[RunStep], number: int) -> list[RunStep]:
+    """The steps of turn ``number`` as the trip gives them: read from the JSON it was validated
+    from (see ``_COMPOSED``), or from its dump when a field had to be left out (the whole run's
+    turns are then each validated by ``_valid_turn``, and dumped)."""
+    doc: dict[str, JsonValue] = {"step_id": number, **_compose(turn, {})}
+    try:
+        written = AtifStep.model_validate(doc)
+    except ValidationError:
+        return _read_turn(_valid_turn(doc, number).model_dump(mode="json"))
+    return _read_turn(doc if _adds_nothing() else written.model_dump(mode="json"))
+
+
 @cache
 def _turns_adapter() -> TypeAdapter[list[AtifStep]]:
     return TypeAdapter(list[AtifStep])
@@ -828,7 +852,22 @@ class AtifFormat(Format[AtifTrajectory]):
         finally:
             _COMPOSED.reset(token)
 
+    def without_steps(self, run: Run) -> Run | None:
+        # no row derives a value from the steps; but a subagent's call is read from the
+        # steps' references to it (``_read_trajectory``), and written into them
+        return None if _has_subagents(run) else replace(run, steps=())
+
+    def step_trips(self, run: Run) -> Iterator[RunStep] | None:
+        steps = run.steps
+        if not isinstance(steps, tuple) or _has_subagents(run):
+            return None
+        return _each_turn_tripped(steps)
+
     carry_place = InObject[AtifTrajectory]("extra")
+
+
+def _has_subagents(run: Run) -> bool:
+    return isinstance(run.subagents, tuple) and bool(run.subagents)
 
 
 ATIF = AtifFormat()

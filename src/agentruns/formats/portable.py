@@ -293,9 +293,11 @@ class PortableFormat(Format[PortableRunRecord]):
         return all(step.kind == "tool_call" and isinstance(step.name, str) for step in steps)
 
     def step_trips(self, run: Run) -> Iterator[RunStep] | None:
-        # (where ``keeps_every_step`` holds: the invocation of each step at its own position)
+        # the invocation of each step at its own position, where each step is one
         steps = run.steps
-        return each_tripped(TOOL, run, steps) if isinstance(steps, tuple) else None
+        if not isinstance(steps, tuple) or not self.keeps_every_step(steps):
+            return None
+        return each_tripped(TOOL, run, steps)
 
 
 PORTABLE = PortableFormat()
