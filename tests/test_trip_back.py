@@ -400,20 +400,27 @@ def _taking(steps: Iterator[RunStep], taken: list[RunStep]) -> Iterator[RunStep]
         yield step
 
 
-def test_steps_a_target_carries_are_tripped_one_by_one_up_to_the_first_that_differs() -> None:
-    record = MODELS["cortex"].model_validate(_JOURNAL)
-    cortex = type(format_named("cortex"))
+def _steps_tripped(record: BaseModel, source: str, target: str) -> tuple[int, int]:
+    """How many whole trips back converting ``record`` took, and how many steps the source
+    made one by one."""
+    fmt = type(format_named(source))
     taken: list[RunStep] = []
-    original = cortex.step_trips
+    original = fmt.step_trips
 
-    def counted(fmt: conversion.Format[Any], run: Run) -> Iterator[RunStep] | None:
-        tripped = original(fmt, run)
+    def counted(self: conversion.Format[Any], run: Run) -> Iterator[RunStep] | None:
+        tripped = original(self, run)
         return None if tripped is None else _taking(tripped, taken)
 
-    with mock.patch.object(cortex, "step_trips", counted):
-        whole = len(_trips(record, "agentrun"))
-    assert whole == 0  # AgentRun carries the steps: knowing that they differ is enough
-    assert len(taken) == 1  # the first event comes back as a step of another index
+    with mock.patch.object(fmt, "step_trips", counted):
+        whole = len(_trips(record, target))
+    return whole, len(taken)
+
+
+def test_steps_a_target_carries_are_tripped_one_by_one_up_to_the_first_that_differs() -> None:
+    record = MODELS["cortex"].model_validate(_JOURNAL)
+    # AgentRun carries the steps: knowing that they differ is enough (no whole trip); the
+    # first event comes back as a step of another index
+    assert _steps_tripped(record, "cortex", "agentrun") == (0, 1)
 
 
 def test_steps_a_target_cannot_carry_are_reported_as_the_whole_trip_gives_them() -> None:
@@ -517,18 +524,8 @@ _TRAJECTORY: dict[str, JsonValue] = {
 
 def test_atif_turns_a_target_carries_are_tripped_up_to_the_first_that_differs() -> None:
     record = MODELS["atif"].model_validate(_TRAJECTORY)
-    atif = type(format_named("atif"))
-    taken: list[RunStep] = []
-    original = atif.step_trips
-
-    def counted(fmt: conversion.Format[Any], run: Run) -> Iterator[RunStep] | None:
-        tripped = original(fmt, run)
-        return None if tripped is None else _taking(tripped, taken)
-
-    with mock.patch.object(atif, "step_trips", counted):
-        whole = len(_trips(record, "agentrun"))
-    assert whole == 0  # AgentRun carries the steps: knowing that they differ is enough
-    assert len(taken) == 2  # the call comes back from AgentRun without its result
+    # the second step, a call, comes back from AgentRun without its result
+    assert _steps_tripped(record, "atif", "agentrun") == (0, 2)
 
 
 def test_a_trip_turn_by_turn_keeps_its_pattern_budget_to_itself() -> None:
