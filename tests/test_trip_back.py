@@ -552,3 +552,12 @@ def test_steps_that_come_back_fewer_or_more_are_unlike(more: int) -> None:
     back = (*steps, steps[0])[: len(steps) + more]
     assert conversion._first_unlike(_Tripping(back), Run(steps=steps), steps) is True
     assert conversion._first_unlike(_Tripping(steps), Run(steps=steps), steps) is False
+
+
+def test_atif_subagents_a_target_does_not_keep_leave_the_turns_to_be_tripped_one_by_one() -> None:
+    call = RunStep(kind="tool_call", name="task", call_id="c", input={}, output="done", index=0)
+    sub = Run(trajectory_id="sub", parent_call_id="c", steps=(RunStep(kind="message", index=0),))
+    run = Run(run_id="r", steps=(call,), subagents=(sub,))
+    record = format_named("atif").write(run).record
+    # AgentRun keeps no subagents: the run it gives back has none to link through the steps
+    assert _steps_tripped(record, "atif", "agentrun") == (0, 1)
