@@ -56,6 +56,19 @@ _RFC3339 = r"[0-9]{4}-[0-9]{2}-[0-9]{2}[Tt][0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]+)?
 _RFC3339_DATETIME = re.compile(rf"\A{_RFC3339}\Z")
 # for pydantic-core's Rust regex engine, where `$` is the end of the text (as `\Z` in Python)
 _RFC3339_DATETIME_RUST = rf"^{_RFC3339}$"
+# The date-times pydantic writes back exactly as they are spelled: "T" and "Z" in capitals,
+# no fraction or six digits of microseconds not all zero, an offset of "Z" or one that is
+# not zero, no leap second. Almost every date-time a program writes is spelled so; pydantic-core
+# reads those without a Python call, and has nothing to remember (see ``_RFC3339_DATETIME``).
+_NONZERO_MICROSECONDS = (
+    r"[1-9][0-9]{5}|0[1-9][0-9]{4}|00[1-9][0-9]{3}|000[1-9][0-9]{2}|0000[1-9][0-9]|00000[1-9]"
+)
+_AS_WRITTEN_DATETIME_RUST = (
+    r"^[1-9][0-9]{3}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])"
+    r"T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9]"
+    rf"(\.({_NONZERO_MICROSECONDS}))?"
+    r"(Z|[+-](0[1-9]|1[0-9]|2[0-3]):[0-5][0-9]|[+-]00:(0[1-9]|[1-5][0-9]))$"
+)
 
 
 class JsonModel(BaseModel):
@@ -193,7 +206,8 @@ class Timestamp(datetime):
     wrote its own would change a record it only passed through. A ``Timestamp`` compares,
     hashes and computes as the ``datetime`` it is, and is written back as its ``text``. Any
     new instant made from it (``+``, ``replace``, ``astimezone``) has no text and is written
-    as pydantic writes a datetime.
+    as pydantic writes a datetime. A text pydantic would write as it is needs no ``Timestamp``:
+    it is read as a plain ``datetime``, in Rust.
     """
 
     # No ``__new__`` of its own: ``datetime.fromisoformat`` makes one in C, and the text is
@@ -282,13 +296,23 @@ def _written(value: datetime, write: core_schema.SerializerFunctionWrapHandler) 
     return text if text is not None else write(value)
 
 
-_RFC3339_TEXT = core_schema.custom_error_schema(
-    core_schema.chain_schema(
-        [
-            core_schema.str_schema(strict=True, pattern=_RFC3339_DATETIME_RUST),
-            core_schema.no_info_plain_validator_function(_remember_text),
-        ]
-    ),
+_AS_WRITTEN = core_schema.chain_schema(
+    [
+        core_schema.str_schema(strict=True, pattern=_AS_WRITTEN_DATETIME_RUST),
+        # pydantic-core's own parser, in Rust; where it refuses (February 30), the text is
+        # judged by the path below, which refuses it too and says so as every date-time does
+        core_schema.datetime_schema(strict=False),
+    ]
+)
+_REMEMBERED = core_schema.chain_schema(
+    [
+        core_schema.str_schema(strict=True, pattern=_RFC3339_DATETIME_RUST),
+        core_schema.no_info_plain_validator_function(_remember_text),
+    ]
+)
+_RFC3339_TEXT = core_schema.union_schema(
+    [_AS_WRITTEN, _REMEMBERED],
+    mode="left_to_right",
     custom_error_type="rfc3339_datetime",
     custom_error_message=_RFC3339_MESSAGE,
 )
@@ -322,7 +346,9 @@ class _RFC3339DateTime:
 
 JsonDateTime: TypeAlias = Annotated[pydantic.AwareDatetime, _RFC3339DateTime()]
 """An RFC 3339 date-time with an offset; not an epoch number, not a space-separated time.
-Read from JSON it is a ``Timestamp`` and is written back exactly as it was read."""
+Read from text it is written back exactly as it was read: a plain ``datetime`` where pydantic
+writes it so (``2026-01-31T12:00:00Z``, ``.123456``, ``+05:30``), else a ``Timestamp``
+keeping its text (``.5Z``, ``-00:00``, ``t``/``z``, a leap second)."""
 
 NotBoolean = BeforeValidator(_not_boolean)
 """Marks a numeric ``Literal`` so that ``true`` does not pass as ``1``."""
