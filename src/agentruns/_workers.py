@@ -223,6 +223,7 @@ def _end(pool: ProcessPoolExecutor) -> None:
     if calls is not None:
         calls.cancel_join_thread()
     results = getattr(pool, "_result_queue", None)  # shutdown() forgets it
+    manager = getattr(pool, "_executor_manager_thread", None)  # and the manager thread
     for process in processes:
         if process.is_alive():
             process.kill()
@@ -235,6 +236,12 @@ def _end(pool: ProcessPoolExecutor) -> None:
     if writer is not None:
         with contextlib.suppress(OSError):
             writer.close()
+    # The manager thread closes its wake-up pipe as it winds down, and the interpreter's
+    # exit wakes every manager still registered through that pipe without a lock (Python
+    # 3.11): a manager winding down as the process exits made exit print an ignored
+    # "Bad file descriptor" traceback. Once it has ended, its pipe is marked closed first.
+    if manager is not None and manager is not threading.current_thread():
+        manager.join(timeout=30)
 
 
 def one_by_one(
