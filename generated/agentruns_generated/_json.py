@@ -296,6 +296,19 @@ def _written(value: datetime, write: core_schema.SerializerFunctionWrapHandler) 
     return text if text is not None else write(value)
 
 
+def date_time_text(value: datetime) -> str:
+    """The text a model writes ``value`` as: the text it was read from (a ``Timestamp``),
+    else pydantic's own (which a plain ``datetime`` read from text was spelled as). For a
+    date-time shown outside a model (a report, an attribute, a document composed by hand):
+    ``isoformat()`` would re-spell what was read as ``Z`` as ``+00:00``."""
+    text = getattr(value, "text", None)
+    if text is not None:
+        return str(text)
+    written = to_jsonable_python(value)
+    assert isinstance(written, str)
+    return written
+
+
 _AS_WRITTEN = core_schema.chain_schema(
     [
         core_schema.str_schema(strict=True, pattern=_AS_WRITTEN_DATETIME_RUST),

@@ -28,6 +28,7 @@ from agentruns._pointer import escape
 from agentruns._results import Derived
 from agentruns.canonical import Run
 from agentruns.derivations import Derivation
+from agentruns_generated._json import date_time_text
 
 __all__ = [
     "Crosswalk",
@@ -87,11 +88,8 @@ class Writing(Generic[K]):
     def derive(self, derivation: Derivation[T], pointer: str | None = None) -> T:
         """The derived value, noted at ``pointer`` (the field being written, by default)."""
         value = derivation.value
-        shown: JsonValue
-        if isinstance(value, datetime):
-            shown = getattr(value, "text", None) or value.isoformat()
-        else:
-            shown = value  # type: ignore[assignment]  # derivations hold JSON values
+        # derivations hold JSON values, or date-times
+        shown: JsonValue = date_time_text(value) if isinstance(value, datetime) else value  # type: ignore[assignment]
         where = self.pointer if pointer is None else pointer
         self.derived.append(Derived(where, shown, derivation.reason))
         return value

@@ -36,6 +36,7 @@ from agentruns.derivations import derive_started_at, step_failed
 from agentruns.errors import MissingDependency, OutputError
 from agentruns.io import Raw, parse
 from agentruns.pipeline import Outcome, SessionStep
+from agentruns_generated._json import date_time_text
 
 if TYPE_CHECKING:
     import http.client
@@ -126,7 +127,7 @@ def _add(attributes: Attributes, key: str, value: object) -> None:
     if value is MISSING or value is None:
         return
     if isinstance(value, datetime):
-        value = getattr(value, "text", None) or value.isoformat()
+        value = date_time_text(value)
     elif isinstance(value, tuple):  # files, transcript references: JSON values
         value = list(value)
     attributes.append({"key": key, "value": _value(value)})  # type: ignore[arg-type]

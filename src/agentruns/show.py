@@ -24,6 +24,7 @@ from agentruns.derivations import (
     derive_status,
     derive_total_tokens,
 )
+from agentruns_generated._json import date_time_text
 
 __all__ = [
     "header",
@@ -37,7 +38,7 @@ def _text(value: object) -> Text:
     if value is MISSING or value is None:
         return Text("-")
     if isinstance(value, datetime):  # as the record writes it
-        return Text(getattr(value, "text", None) or value.isoformat())
+        return Text(date_time_text(value))
     return Text(printable(str(value)))
 
 

@@ -42,7 +42,7 @@ from agentruns.derivations import Derivation
 from agentruns.formats._base import CARRY_PROPERTY, Format, InObject, is_carry
 from agentruns.models import AtifAgent, AtifFinalMetrics, AtifStep, AtifTrajectory
 from agentruns_generated import _ecma
-from agentruns_generated._json import JsonDateTime
+from agentruns_generated._json import JsonDateTime, date_time_text
 
 __all__ = [
     "AGENT",
@@ -340,7 +340,7 @@ def _compose(turn: list[RunStep], subagent_refs: dict[str, str]) -> dict[str, Js
     own = _own_keys(first)
     doc: dict[str, JsonValue] = {}
     if isinstance(first.started_at, datetime):
-        doc["timestamp"] = getattr(first.started_at, "text", None) or first.started_at.isoformat()
+        doc["timestamp"] = date_time_text(first.started_at)
     doc["source"] = "agent"
     calls: list[JsonValue] = []
     results: list[JsonValue] = []

@@ -31,7 +31,7 @@ from agentruns.models import (
     Event,
     TranscriptRef,
 )
-from agentruns_generated._json import JsonDateTime
+from agentruns_generated._json import JsonDateTime, date_time_text
 
 __all__ = [
     "CARRY_EVENT",
@@ -152,7 +152,7 @@ def _write_events(
     untimed = [i for i, step in enumerate(steps) if not isinstance(step.started_at, datetime)]
     if untimed:
         start = _start(writing.run)
-        shown = getattr(start, "text", None) or start.isoformat()
+        shown = date_time_text(start)
         if len(untimed) == 1:
             reason = "the step has no time; the run's start time is used"
             writing.derived.append(Derived(f"{where}/{untimed[0]}/at", shown, reason))
