@@ -21,15 +21,19 @@ from google.protobuf import json_format
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from opentelemetry.proto.trace.v1.trace_pb2 import Span, TracesData
-from pydantic import MISSING
+from pydantic import MISSING, TypeAdapter
 
 from agentruns import Run, RunStep
 from agentruns import otlp as otlp_module
 from agentruns.cli import EXIT_IO, EXIT_USAGE, main
 from agentruns.otlp import MissingOtel, require_otel, resource_spans
+from agentruns_generated._json import JsonDateTime
 
 FIXTURES = Path(__file__).parent / "fixtures"
 RECORDS = sorted(FIXTURES.glob("*.min.json"))
+
+
+_DATE_TIME: TypeAdapter[datetime] = TypeAdapter(JsonDateTime)
 
 
 def _proto(document: dict[str, Any]) -> TracesData:
@@ -327,4 +331,5 @@ def test_any_times_and_counts_a_run_may_hold_make_a_trace_the_protocol_reads(
     spans = _spans(_proto({"resourceSpans": [resource_spans(run)]}))[0]
     assert all(span.start_time_unix_nano <= span.end_time_unix_nano for span in spans)
     root = _attributes(spans[0])
-    assert root["agentruns.run.started_at"] == start.isoformat()  # the time as it was, too
+    # the time as the run's record writes it, too
+    assert root["agentruns.run.started_at"] == json.loads(_DATE_TIME.dump_json(start))
