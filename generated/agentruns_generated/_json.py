@@ -1101,8 +1101,8 @@ def _plain(value: object, state: _State) -> object:
         made = _members(value)
     elif isinstance(value, tuple):
         made = list(value)
-    elif isinstance(value, datetime) and getattr(value, "text", None) is not None:
-        made = value.text  # type: ignore[attr-defined]
+    elif isinstance(value, datetime):
+        made = date_time_text(value)
     else:
         made = to_jsonable_python(value, by_alias=True)
     state.held.append(made)  # its id is its own while the evaluation runs
@@ -1155,8 +1155,8 @@ def _as_json(value: object) -> object:
         return value.model_dump(mode="json", by_alias=True)
     if isinstance(value, tuple):
         return [_as_json(item) for item in value]
-    if isinstance(value, datetime) and getattr(value, "text", None) is not None:
-        return value.text  # type: ignore[attr-defined]
+    if isinstance(value, datetime):
+        return date_time_text(value)
     return to_jsonable_python(value, by_alias=True)
 
 
