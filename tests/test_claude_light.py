@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 
 from agentruns import transcripts
 from agentruns.cli import main
-from agentruns.stats import _facts_of
+from agentruns.stats import _facts_of, _session_facts
 from agentruns.transcripts import Transcript, _claude_session, load, open_session
 from tests._settings import PROPERTY_SETTINGS
 
@@ -294,6 +294,39 @@ def test_a_session_reads_as_the_first_reader_reads_it(
     assert read == oracle
     if isinstance(read, Transcript):
         assert _facts_of(read) == _facts_of(oracle)  # type: ignore[arg-type]
+
+
+def _facts_both(path: Path) -> tuple[object, object]:
+    """The outcome ``stats`` makes of a session (from the one-pass reader's summary, its run
+    never built) and the facts of the run the first reader builds of it."""
+    read = _session_facts((str(path), None))
+    with _first_reader():
+        oracle = open_session(str(path), None)
+    return read, oracle
+
+
+@PROPERTY_SETTINGS
+@given(drawn=sessions)
+def test_a_sessions_facts_are_those_of_the_run_the_first_reader_builds(
+    drawn: dict[str, Json], tmp_path_factory: Any
+) -> None:
+    path = _write(tmp_path_factory.mktemp("session"), drawn)
+    read, oracle = _facts_both(path)
+    if isinstance(oracle, Transcript):
+        assert read.format == oracle.harness  # type: ignore[attr-defined]
+        assert read.value == _facts_of(oracle)  # type: ignore[attr-defined]
+    else:  # no session, or none that can be read: the outcome says what the first reader says
+        assert read.value is None  # type: ignore[attr-defined]
+
+
+def test_every_bundled_claude_sessions_facts_are_those_of_its_run() -> None:
+    found = sorted((LOGS / "claude-session").glob("*.jsonl"))
+    assert len(found) >= 4
+    for path in found:
+        read, oracle = _facts_both(path)
+        assert isinstance(oracle, Transcript)
+        assert read.value == _facts_of(oracle), path.name  # type: ignore[attr-defined]
+        assert read.value.tools, path.name  # type: ignore[attr-defined]
 
 
 def test_every_bundled_claude_session_reads_as_the_first_reader_reads_it() -> None:

@@ -30,9 +30,10 @@ def _own_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 
 @pytest.fixture
 def loads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """The sessions read (``-j 1``: in this process), by name."""
+    """The sessions read (``-j 1``: in this process), by name: opened, or read for their
+    figures alone (a Claude Code session's summary)."""
     seen: list[str] = []
-    real = readers.open_session
+    real, real_light = readers.open_session, readers.light_summary
 
     def counting(name: str, harness: str | None = None, **more: Any) -> Any:
         read = real(name, harness, **more)
@@ -40,7 +41,14 @@ def loads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
             seen.append(name)
         return read
 
+    def counting_light(name: str, harness: str | None = None) -> Any:
+        read = real_light(name, harness)
+        if read is not None:
+            seen.append(name)
+        return read
+
     monkeypatch.setattr(readers, "open_session", counting)
+    monkeypatch.setattr(readers, "light_summary", counting_light)
     return seen
 
 

@@ -450,9 +450,13 @@ TOKEN_KINDS = ("input", "output", "cache_creation", "cache_read", "reasoning")
 
 
 def _day(run: Run) -> str | None:
+    return _day_of(run.started_at)
+
+
+def _day_of(start: object) -> str | None:
+    """The UTC date of a run that started at ``start`` (None: no time)."""
     from datetime import UTC, datetime
 
-    start = run.started_at
     if not isinstance(start, datetime) or start.tzinfo is None:
         return None
     try:
@@ -902,26 +906,114 @@ def _transcript_facts(name: str, transcript: Transcript) -> Outcome[RunFacts]:
     return Outcome(transcript.harness, value=_facts_of(transcript))
 
 
-_session_facts = SessionStep(_transcript_facts)
+def _light_facts(name: str, summary: Summary) -> Outcome[RunFacts]:
+    from agentruns.transcripts import LIGHT
+
+    return Outcome(LIGHT, value=_calls_of(_round_facts(summary, LIGHT), (summary,)))
+
+
+_session_facts = SessionStep(_transcript_facts, _light_facts)
 """The facts of one session (in a worker process), or why it cannot be read; nothing for a
-file no harness recognizes (sniffed in the worker, not in the walk)."""
+file no harness recognizes (sniffed in the worker, not in the walk). A Claude Code session
+read in one pass has its facts from its summary: its run is never built."""
 
 
 def _facts_of(transcript: Transcript) -> RunFacts:
     """The facts of a session read (``agentruns.transcripts.open_session``): its run's, with
     its model calls booked each in its quarter hour and priced."""
+    return _calls_of(RunFacts.of(transcript.run, transcript.harness), transcript.rounds)
+
+
+def _round_facts(summary: Summary, fmt: str) -> RunFacts:
+    """``RunFacts.of`` the run ``agentruns.transcripts.load`` makes of a session of one round
+    (each stream a run: the session's, and its subagents' below it), from the round itself.
+    Building the run (a step per message and call) cost a thousand sessions a quarter of
+    their reading; ``_facts_of`` of the transcript is this function's oracle
+    (``tests/test_claude_light.py``)."""
+    from agentruns.transcripts._summary import ToolCall, millis, top_model
+
+    streams = [summary, *_descendants(summary)]
+    tools = [
+        (event.name if isinstance(event.name, str) else "(unnamed)", bool(event.is_error))
+        for stream in streams
+        for event in stream.events
+        if isinstance(event, ToolCall)
+    ]
+    totals = [_stream_total(stream) for stream in streams]
+    spent = [n for n in totals if n is not None]
+    kinds: Counter[str] = Counter()
+    for stream in streams:
+        for kind, value in (
+            ("input", stream.input_tokens),
+            ("output", stream.output_tokens),
+            ("cache_creation", stream.cache_creation_tokens),
+            ("cache_read", stream.cache_read_tokens),
+            ("reasoning", stream.reasoning_tokens),
+        ):
+            if isinstance(value, int) and value >= 0:
+                kinds[kind] += value
+    model = top_model(summary.models)
+    models: Counter[str] = Counter()
+    if len(streams) > 1:
+        for stream, spent_here in zip(streams, totals, strict=True):
+            named = top_model(stream.models) or model
+            models[named if named is not None else "(none)"] += spent_here or 0
+    started, ended = summary.started_at, summary.ended_at
+    duration = summary.duration_ms
+    if duration is None and started is not None and ended is not None:
+        duration = millis(started, ended)  # (what the run derives from its times)
+    return RunFacts(
+        format=fmt,
+        status="completed" if summary.ending == "completed" else "failed",
+        agent=summary.harness,
+        duration_ms=duration,
+        tokens=sum(spent) if spent else None,
+        tools=tools,
+        model=model,
+        day=_day_of(started),
+        kinds=dict(kinds),
+        started=_epoch(started),
+        subagent_tokens=sum(n or 0 for n in totals[1:]) if len(streams) > 1 else None,
+        models=dict(models),
+        run_id=summary.session_id,
+    )
+
+
+def _descendants(summary: Summary) -> list[Summary]:
+    """The streams a stream started, and theirs, depth first (``_subagents``' order)."""
+    found: list[Summary] = []
+    pending = list(reversed(summary.children))
+    while pending:
+        child = pending.pop()
+        found.append(child)
+        pending.extend(reversed(child.children))
+    return found
+
+
+def _stream_total(summary: Summary) -> int | None:
+    """A stream's total tokens as its run states them: input plus output where both are
+    counted, else the harness's own total."""
+    read, written = summary.input_tokens, summary.output_tokens
+    if isinstance(read, int) and isinstance(written, int):
+        return read + written
+    total = summary.total_tokens
+    return total if isinstance(total, int) else None
+
+
+def _calls_of(facts: RunFacts, rounds: Sequence[Summary]) -> RunFacts:
+    """The facts with the session's model calls booked each in its quarter hour, priced, and
+    the calls and tool calls it identifies across files kept (``RunFacts.calls``)."""
     from agentruns.transcripts._summary import ToolCall
 
-    facts = RunFacts.of(transcript.run, transcript.harness)
-    for summary in _streams(transcript.rounds):
+    for summary in _streams(rounds):
         for event in summary.events:
             if isinstance(event, ToolCall) and event.key is not None:
                 known = _identity(event.key)
                 facts.tool_calls.append((known, event.name, event.is_error))
                 _note_copy(facts, summary, event.key, known)
-    facts.usage = _usage(transcript.rounds, facts.started)
-    facts.models = _by_model(facts, transcript.rounds)
-    _price(facts, transcript.rounds)
+    facts.usage = _usage(rounds, facts.started)
+    facts.models = _by_model(facts, rounds)
+    _price(facts, rounds)
     return facts
 
 

@@ -16,7 +16,7 @@ from agentruns.pipeline._outcome import NOTHING, Outcome
 
 if TYPE_CHECKING:
     from agentruns.canonical import Run
-    from agentruns.transcripts import Transcript
+    from agentruns.transcripts import Summary, Transcript
 
 __all__ = [
     "Candidate",
@@ -75,17 +75,31 @@ class SessionStep(Generic[V]):
     """A step over the items of ``session_items``: the session opened (sniffed first, when
     its harness is not known), then ``make`` its outcome from its name and what it holds. A
     file no harness wrote gives ``NOTHING``; one that cannot be read is rejected with the
-    reason. ``make`` must be picklable (a module-level function)."""
+    reason. ``make`` must be picklable (a module-level function).
 
-    def __init__(self, make: Callable[[str, Transcript], Outcome[V]]) -> None:
+    ``light``, for a step that needs a session's figures and not its run: the outcome of a
+    Claude Code session from the summary its one-pass reader makes
+    (``agentruns.transcripts.light_summary``), the run never built; ``make`` still has every
+    other session."""
+
+    def __init__(
+        self,
+        make: Callable[[str, Transcript], Outcome[V]],
+        light: Callable[[str, Summary], Outcome[V]] | None = None,
+    ) -> None:
         self.make = make
+        self.light = light
 
     def __call__(self, item: Candidate | NotRead) -> Outcome[V]:
-        from agentruns.transcripts import Unreadable, open_session
+        from agentruns.transcripts import Unreadable, light_summary, open_session
 
         if isinstance(item, NotRead):
             return item.outcome()
-        transcript = open_session(*item)
+        if self.light is not None:
+            summary = light_summary(*item)
+            if summary is not None:
+                return self.light(item[0], summary)
+        transcript = open_session(*item, light=self.light is None)
         if transcript is None:
             return NOTHING
         if isinstance(transcript, Unreadable):

@@ -536,13 +536,17 @@ class Unreadable:
     """What went wrong (the file's name not repeated)."""
 
 
-def open_session(name: str, harness: str | None = None) -> Transcript | Unreadable | None:
+def open_session(
+    name: str, harness: str | None = None, *, light: bool = True
+) -> Transcript | Unreadable | None:
     """One candidate of a folder walk (``candidates``: what ``load`` takes, and its harness
     or None to recognize it here): its transcript, why it cannot be read, or None for a file
-    no harness wrote. Every command that takes session files reads them through this."""
-    light = _light_session(name, harness)
-    if light is not None:
-        return light  # a Claude Code session, recognized and read in one pass
+    no harness wrote. Every command that takes session files reads them through this.
+    ``light=False``: ``light_summary`` was asked already (and said None)."""
+    if light:
+        read = _light_session(name, harness)
+        if read is not None:
+            return read  # a Claude Code session, recognized and read in one pass
     try:
         found = harness if harness is not None else detect(name)
     except TranscriptError:
@@ -553,12 +557,17 @@ def open_session(name: str, harness: str | None = None) -> Transcript | Unreadab
         return Unreadable(name, str(error).removeprefix(f"{name}: "))
 
 
-def _light_session(name: str, harness: str | None) -> Transcript | None:
+LIGHT: HarnessName = "claude-code-session"
+"""The harness ``light_summary`` reads."""
+
+
+def light_summary(name: str, harness: str | None = None) -> Summary | None:
     """A Claude Code session file recognized as ``detect`` recognizes it and read as ``load``
-    reads it, from one parse of its lines (``_claude_light``); None when ``load`` must read it
-    (or ``detect`` recognize it)."""
-    chosen = "claude-code-session"
-    if harness not in (None, chosen) or not name.endswith(".jsonl") or "#" in name:
+    reads it, from one parse of its lines (``_claude_light``), into the summary ``load``
+    builds its run from (the run's one round); None when ``load`` must read it (or
+    ``detect`` recognize it). For a caller that needs the summary's figures, not the run
+    (``stats``): ``open_session`` gives the transcript."""
+    if harness not in (None, LIGHT) or not name.endswith(".jsonl") or "#" in name:
         return None
     try:
         data = _claude_light.head(name)  # read once: the probes look at its first bytes
@@ -566,15 +575,24 @@ def _light_session(name: str, harness: str | None) -> Transcript | None:
             return None
         entries = _claude_light.lines(name, data)
         head = list(islice(entries, _SNIFF))
-        if harness is None and _vote(value for _, value in head) != chosen:
+        if harness is None and _vote(value for _, value in head) != LIGHT:
             return None
-        spec = descriptor(chosen)
-        summary = Summary(spec.label, name)
+        summary = Summary(descriptor(LIGHT).label, name)
         _claude_light.read(name, summary, chain(head, entries))
     except (_claude_light.Unusual, OSError, InputError):
         return None
     if _nothing_recognized(summary):
         return None  # ``load`` says why
+    return summary
+
+
+def _light_session(name: str, harness: str | None) -> Transcript | None:
+    """``light_summary``'s session as ``load`` gives it."""
+    summary = light_summary(name, harness)
+    if summary is None:
+        return None
+    chosen = LIGHT
+    spec = descriptor(chosen)
     _cap_results(summary, DEFAULT_MAX_RESULT)
     rounds = (summary,)
     problems = list(summary.problems)
