@@ -22,7 +22,8 @@ from hypothesis import strategies as st
 
 from agentruns import transcripts
 from agentruns.cli import main
-from agentruns.stats import _facts_of, _session_facts
+from agentruns.pipeline import Outcome
+from agentruns.stats import RunFacts, _facts_of, _session_facts
 from agentruns.transcripts import Transcript, _claude_session, load, open_session
 from tests._settings import PROPERTY_SETTINGS
 
@@ -296,12 +297,14 @@ def test_a_session_reads_as_the_first_reader_reads_it(
         assert _facts_of(read) == _facts_of(oracle)  # type: ignore[arg-type]
 
 
-def _facts_both(path: Path) -> tuple[object, object]:
-    """The outcome ``stats`` makes of a session (from the one-pass reader's summary, its run
-    never built) and the facts of the run the first reader builds of it."""
-    read = _session_facts((str(path), None))
-    with _first_reader():
-        oracle = open_session(str(path), None)
+def _facts_both(path: Path) -> tuple[Outcome[RunFacts], Outcome[RunFacts]]:
+    """The outcome ``stats`` makes of a session (a Claude Code session's facts from the
+    one-pass reader's summary, its run never built), and the one it makes with neither the
+    one-pass reader nor the summary: the facts of the run the first reader builds."""
+    item = (str(path), None)
+    read = _session_facts(item)
+    with _first_reader(), patch.object(transcripts, "light_summary", lambda *_: None):
+        oracle = _session_facts(item)
     return read, oracle
 
 
@@ -310,13 +313,8 @@ def _facts_both(path: Path) -> tuple[object, object]:
 def test_a_sessions_facts_are_those_of_the_run_the_first_reader_builds(
     drawn: dict[str, Json], tmp_path_factory: Any
 ) -> None:
-    path = _write(tmp_path_factory.mktemp("session"), drawn)
-    read, oracle = _facts_both(path)
-    if isinstance(oracle, Transcript):
-        assert read.format == oracle.harness  # type: ignore[attr-defined]
-        assert read.value == _facts_of(oracle)  # type: ignore[attr-defined]
-    else:  # no session, or none that can be read: the outcome says what the first reader says
-        assert read.value is None  # type: ignore[attr-defined]
+    read, oracle = _facts_both(_write(tmp_path_factory.mktemp("session"), drawn))
+    assert read == oracle
 
 
 def test_every_bundled_claude_sessions_facts_are_those_of_its_run() -> None:
@@ -324,9 +322,9 @@ def test_every_bundled_claude_sessions_facts_are_those_of_its_run() -> None:
     assert len(found) >= 4
     for path in found:
         read, oracle = _facts_both(path)
-        assert isinstance(oracle, Transcript)
-        assert read.value == _facts_of(oracle), path.name  # type: ignore[attr-defined]
-        assert read.value.tools, path.name  # type: ignore[attr-defined]
+        assert read == oracle, path.name
+        assert read.value is not None
+        assert read.value.tools, path.name
 
 
 def test_every_bundled_claude_session_reads_as_the_first_reader_reads_it() -> None:
