@@ -58,8 +58,13 @@ def derive_duration_ms(run: Run) -> Derivation[int] | None:
     one: 1.7 ms is 1, as the formats' integer milliseconds count elapsed time)."""
     start, end = run.started_at, run.ended_at
     if isinstance(start, datetime) and isinstance(end, datetime):
-        return Derivation((end - start) // _MILLISECOND, "time from started_at to ended_at")
+        return Derivation(_elapsed_ms(start, end), "time from started_at to ended_at")
     return None
+
+
+def _elapsed_ms(start: datetime, end: datetime) -> int:
+    """Whole milliseconds from ``start`` to ``end`` (a run's derived duration)."""
+    return (end - start) // _MILLISECOND
 
 
 def duration_ms(run: Run) -> int | None:

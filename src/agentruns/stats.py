@@ -217,36 +217,67 @@ class RunFacts:
             for step in (one.steps if isinstance(one.steps, tuple) else ())
             if step.kind == "tool_call"
         ]
-        totals = [derivations.total_tokens(one) for one in runs]
-        spent = [n for n in totals if n is not None]
-        kinds: Counter[str] = Counter()
-        for one in runs:
-            for kind in TOKEN_KINDS:
-                value = getattr(one, f"{kind}_tokens")
-                if isinstance(value, int) and value >= 0:
-                    kinds[kind] += value
-        models: Counter[str] = Counter()
-        if len(runs) > 1:
-            for one, spent_here in zip(runs, totals, strict=True):
-                named = one.model if isinstance(one.model, str) else run.model
-                models[named if isinstance(named, str) else "(none)"] += spent_here or 0
-        facts = cls(
-            format=fmt,
+        model = run.model if isinstance(run.model, str) else None
+        facts = cls.of_streams(
+            fmt,
+            runs,
+            tools,
+            [derivations.total_tokens(one) for one in runs],
+            [one.model if isinstance(one.model, str) else model for one in runs],
             status=derivations.status(run),
             agent=_agent(run),
             duration_ms=derivations.duration_ms(run),
-            tokens=sum(spent) if spent else None,
-            tools=tools,
-            model=run.model if isinstance(run.model, str) else None,
-            day=_day(run),
-            kinds=dict(kinds),
-            started=_epoch(run.started_at),
-            subagent_tokens=sum(n or 0 for n in totals[1:]) if len(runs) > 1 else None,
-            models=dict(models),
+            started_at=run.started_at,
             run_id=run.run_id if isinstance(run.run_id, str) else None,
         )
         facts._recorded_cost(run)
         return facts
+
+    @classmethod
+    def of_streams(
+        cls,
+        fmt: str,
+        streams: Sequence[object],
+        tools: list[tuple[str, bool]],
+        totals: list[int | None],
+        models: list[str | None],
+        *,
+        status: str | None,
+        agent: str | None,
+        duration_ms: int | None,
+        started_at: object,
+        run_id: str | None,
+    ) -> RunFacts:
+        """The facts of a run and the runs it started (``streams``, the run first, each with
+        its ``<kind>_tokens``), given their tool calls, each one's total tokens and model
+        (the run's where it names none), and the run's own values. ``of`` gives it a run;
+        ``stats`` gives it a session's streams read in one pass (``_round_facts``)."""
+        kinds: Counter[str] = Counter()
+        for one in streams:
+            for kind in TOKEN_KINDS:
+                value = getattr(one, f"{kind}_tokens")
+                if isinstance(value, int) and value >= 0:
+                    kinds[kind] += value
+        by_model: Counter[str] = Counter()
+        if len(streams) > 1:
+            for named, spent_here in zip(models, totals, strict=True):
+                by_model[named if named is not None else "(none)"] += spent_here or 0
+        spent = [n for n in totals if n is not None]
+        return cls(
+            format=fmt,
+            status=status,
+            agent=agent,
+            duration_ms=duration_ms,
+            tokens=sum(spent) if spent else None,
+            tools=tools,
+            model=models[0],
+            day=_day_of(started_at),
+            kinds=dict(kinds),
+            started=_epoch(started_at),
+            subagent_tokens=sum(n or 0 for n in totals[1:]) if len(streams) > 1 else None,
+            models=dict(by_model),
+            run_id=run_id,
+        )
 
     def _recorded_cost(self, run: Run) -> None:
         """The cost the run states (``cost_usd``), and each subagent that states its own,
@@ -930,53 +961,36 @@ def _round_facts(summary: Summary, fmt: str) -> RunFacts:
     Building the run (a step per message and call) cost a thousand sessions a quarter of
     their reading; ``_facts_of`` of the transcript is this function's oracle
     (``tests/test_claude_light.py``)."""
-    from agentruns.transcripts._summary import ToolCall, millis, top_model
+    from agentruns.transcripts import round_status, stream_total
+    from agentruns.transcripts._summary import ToolCall, top_model
 
     streams = [summary, *_descendants(summary)]
-    tools = [
-        (event.name if isinstance(event.name, str) else "(unnamed)", bool(event.is_error))
-        for stream in streams
-        for event in stream.events
-        if isinstance(event, ToolCall)
-    ]
-    totals = [_stream_total(stream) for stream in streams]
-    spent = [n for n in totals if n is not None]
-    kinds: Counter[str] = Counter()
-    for stream in streams:
-        for kind, value in (
-            ("input", stream.input_tokens),
-            ("output", stream.output_tokens),
-            ("cache_creation", stream.cache_creation_tokens),
-            ("cache_read", stream.cache_read_tokens),
-            ("reasoning", stream.reasoning_tokens),
-        ):
-            if isinstance(value, int) and value >= 0:
-                kinds[kind] += value
     model = top_model(summary.models)
-    models: Counter[str] = Counter()
-    if len(streams) > 1:
-        for stream, spent_here in zip(streams, totals, strict=True):
-            named = top_model(stream.models) or model
-            models[named if named is not None else "(none)"] += spent_here or 0
     started, ended = summary.started_at, summary.ended_at
     duration = summary.duration_ms
     if duration is None and started is not None and ended is not None:
-        duration = millis(started, ended)  # (what the run derives from its times)
-    return RunFacts(
-        format=fmt,
-        status="completed" if summary.ending == "completed" else "failed",
+        duration = derivations._elapsed_ms(started, ended)  # (what the run derives)
+    return RunFacts.of_streams(
+        fmt,
+        streams,
+        [
+            (event.name if isinstance(event.name, str) else "(unnamed)", bool(event.is_error))
+            for stream in streams
+            for event in stream.events
+            if isinstance(event, ToolCall)
+        ],
+        [stream_total(stream) for stream in streams],
+        [model, *(_or(top_model(stream.models), model) for stream in streams[1:])],
+        status=round_status(summary),
         agent=summary.harness,
         duration_ms=duration,
-        tokens=sum(spent) if spent else None,
-        tools=tools,
-        model=model,
-        day=_day_of(started),
-        kinds=dict(kinds),
-        started=_epoch(started),
-        subagent_tokens=sum(n or 0 for n in totals[1:]) if len(streams) > 1 else None,
-        models=dict(models),
+        started_at=started,
         run_id=summary.session_id,
     )
+
+
+def _or(value: str | None, default: str | None) -> str | None:
+    return value if value is not None else default
 
 
 def _descendants(summary: Summary) -> list[Summary]:
@@ -988,16 +1002,6 @@ def _descendants(summary: Summary) -> list[Summary]:
         found.append(child)
         pending.extend(reversed(child.children))
     return found
-
-
-def _stream_total(summary: Summary) -> int | None:
-    """A stream's total tokens as its run states them: input plus output where both are
-    counted, else the harness's own total."""
-    read, written = summary.input_tokens, summary.output_tokens
-    if isinstance(read, int) and isinstance(written, int):
-        return read + written
-    total = summary.total_tokens
-    return total if isinstance(total, int) else None
 
 
 def _calls_of(facts: RunFacts, rounds: Sequence[Summary]) -> RunFacts:

@@ -680,7 +680,7 @@ def _run(
             elif item.get("type") == "assistant_message" and isinstance(item.get("text"), str):
                 final = str(item["text"])
                 steps.append(_message_step(final, None))
-    status: Status = "completed" if last.ending == "completed" else "failed"
+    status = round_status(last)
     reasons = [r.reason for r in rounds if r.ending != "completed" and r.reason is not None]
     ended = last.ended_at
     if status != "completed" and last.reason is not None:
@@ -730,6 +730,17 @@ def _run(
         extra={"permission_denials": list[JsonValue](denials)} if denials else MISSING,
         subagents=children if children else MISSING,
     )
+
+
+def round_status(summary: Summary) -> Status:
+    """The status of a run whose last round is ``summary``."""
+    return "completed" if summary.ending == "completed" else "failed"
+
+
+def stream_total(summary: Summary) -> int | None:
+    """The total tokens of the run of one stream (a round, a subagent) as ``load`` states
+    it (``_run_total``)."""
+    return _run_total(summary.input_tokens, summary.output_tokens, (summary,), "sum")
 
 
 def _run_total(

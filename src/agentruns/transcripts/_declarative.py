@@ -20,6 +20,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from agentruns._read import up_to
+from agentruns.derivations import _elapsed_ms
 from agentruns.errors import DescriptorError
 from agentruns.transcripts._stream import (
     JsonObject,
@@ -29,7 +30,7 @@ from agentruns.transcripts._stream import (
     pick,
     rfc3339,
 )
-from agentruns.transcripts._summary import Message, Summary, ToolCall, millis
+from agentruns.transcripts._summary import Message, Summary, ToolCall
 from agentruns_generated._json import JsonValue
 
 ParserName = Literal[
@@ -351,7 +352,7 @@ def run(descriptor: Descriptor, path: str, summary: Summary) -> None:
     if duration is not None and duration.field is not None:
         summary.duration_ms = duration_field
     elif spread.first is not None and spread.last is not None and spread.count >= 2:
-        summary.duration_ms = millis(spread.first, spread.last)
+        summary.duration_ms = _elapsed_ms(spread.first, spread.last)
     if ending is None:
         summary.ending = "completed"
     elif summary.ending == "cut":

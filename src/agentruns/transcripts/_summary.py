@@ -16,6 +16,7 @@ from typing import Literal, TypeAlias
 from pydantic import MISSING
 
 from agentruns._slots import usage_slot
+from agentruns.derivations import _elapsed_ms
 from agentruns_generated._json import JsonValue
 
 GUARD_PREFIX = "eval guard: "
@@ -287,7 +288,7 @@ class Summary:
     def timed(self) -> None:
         """The run's duration: the time its events span, where they have times."""
         if self.started_at is not None and self.ended_at is not None:
-            self.duration_ms = millis(self.started_at, self.ended_at)
+            self.duration_ms = _elapsed_ms(self.started_at, self.ended_at)
 
     def saved(self, texts: list[str]) -> None:
         """A session file read to its end: it has no closing event (an agent saves one as it
@@ -312,12 +313,6 @@ class Summary:
             self.started_at = at
         if self.ended_at is None or at > self.ended_at:
             self.ended_at = at
-
-
-def millis(start: datetime, end: datetime) -> int:
-    """Milliseconds from ``start`` to ``end`` (whole ones: a run's duration)."""
-    delta = end - start
-    return (delta.days * 86_400_000) + (delta.seconds * 1000) + (delta.microseconds // 1000)
 
 
 def top_model(models: Counter[str]) -> str | None:
