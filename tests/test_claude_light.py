@@ -101,7 +101,7 @@ def messages(draw: st.DrawFn, role: str) -> Json:
     if role == "assistant":
         message["id"] = draw(st.sampled_from(["m1", "m2", "m3", ABSENT]))
         message["model"] = draw(
-            st.sampled_from(["claude-opus-4-6", "claude-haiku-4-5", "<synthetic>", ABSENT, 3])
+            st.sampled_from(["claude-opus-4-6", "claude-haiku-4-5", "<synthetic>", "", ABSENT, 3])
         )
         if draw(st.integers(0, 4)):
             message["usage"] = {
@@ -334,6 +334,32 @@ def test_every_bundled_claude_session_reads_as_the_first_reader_reads_it() -> No
         read, oracle = _both(path)
         assert isinstance(oracle, Transcript)
         assert read == oracle, path.name
+
+
+@pytest.mark.parametrize("role", ["assistant", "user"])
+def test_a_messages_refused_blocks_are_noted_before_what_reading_its_others_finds(
+    role: str, tmp_path: Path
+) -> None:
+    """The first reader validates a message's blocks before it reads any: a block refused
+    after a call whose id was used (or a result no call made) is noted first."""
+    valid: Json = (
+        {"type": "tool_use", "id": "t1", "name": "Bash"}
+        if role == "assistant"
+        else {"type": "tool_result", "tool_use_id": "t9", "content": "ok"}
+    )
+    refused: Json = {"type": "tool_use", "id": "t1", "name": 5}
+    call = {"type": "tool_use", "id": "t1", "name": "Bash"}
+    lines = [
+        {"type": "assistant", "uuid": "a", "sessionId": "s1", "message": {"content": [call]}},
+        {"type": role, "uuid": "b", "sessionId": "s1", "message": {"content": [valid, refused]}},
+    ]
+    path = tmp_path / "s1.jsonl"
+    path.write_text("".join(f"{json.dumps(line)}\n" for line in lines))
+    read, oracle = _both(path)
+    assert isinstance(read, Transcript)
+    assert isinstance(oracle, Transcript)
+    assert len(read.problems) >= 2
+    assert read.problems == oracle.problems
 
 
 def test_a_session_named_by_its_harness_reads_in_one_pass_too(tmp_path: Path) -> None:

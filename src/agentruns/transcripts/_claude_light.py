@@ -108,15 +108,13 @@ def _json(value: object) -> bool:
 _INFINITE = (float("inf"), float("-inf"))
 
 
-def _result_block(block: JsonObject, line: int, summary: Summary) -> str | None:
-    """The id a ``tool_result`` block answers, or None for a block the models refuse (its
-    problem noted, as the first reader notes it)."""
+def _result_block(block: JsonObject) -> str | None:
+    """The id a ``tool_result`` block answers, or None for a block the models refuse."""
     ident, failed = block.get("tool_use_id"), block.get("is_error")
     if failed is not None and not isinstance(failed, bool):
         raise Unusual("is_error of another type")  # (the models' lax bool decides)
     if isinstance(ident, str) and _json(block.get("content")):
         return ident
-    _refused(block, line, summary)
     return None
 
 
@@ -134,6 +132,18 @@ def _refused(block: JsonObject, line: int, summary: Summary) -> None:
 
 class _LightReading(Reading):
     """``Reading`` with its per-line work done without models (same rules, same order)."""
+
+    refusals_at = 0
+    """Where the problem of the next block of the message being read that the models refuse
+    goes: the first reader validates a message's blocks before it reads any, so its
+    refusals come before what reading the others finds (a call id used twice, a result no
+    call made)."""
+
+    def _refuse(self, block: JsonObject, line: int) -> None:
+        problems = self.summary.problems
+        _refused(block, line, self.summary)
+        problems.insert(self.refusals_at, problems.pop())
+        self.refusals_at += 1
 
     def entry(self, value: JsonObject, line: int) -> None:
         uuid = value.get("uuid")
@@ -216,6 +226,7 @@ class _LightReading(Reading):
             return
         if not isinstance(content, list):
             return
+        self.refusals_at = len(summary.problems)
         for block in content:
             if not isinstance(block, dict):
                 summary.skipped["block:?"] += 1
@@ -226,7 +237,7 @@ class _LightReading(Reading):
                 if isinstance(text, str):
                     self._text(text, line, at)
                 else:
-                    _refused(block, line, summary)
+                    self._refuse(block, line)
             elif kind == "tool_use":
                 name, ident = block.get("name"), block.get("id")
                 args = block.get("input", MISSING)
@@ -238,9 +249,10 @@ class _LightReading(Reading):
                     known = tool_key(message.get("id"), request, ident)
                     summary.call(name, args, ident, line, at, self.pending, known)
                 else:
-                    _refused(block, line, summary)
+                    self._refuse(block, line)
             elif kind == "tool_result":  # no part of what an assistant says, when valid
-                _result_block(block, line, summary)
+                if _result_block(block) is None:
+                    self._refuse(block, line)
             else:
                 summary.skipped[f"block:{kind}" if isinstance(kind, str) else "block:?"] += 1
 
@@ -258,14 +270,16 @@ class _LightReading(Reading):
             return
         if not isinstance(content, list):
             return
+        self.refusals_at = len(summary.problems)
         for block in content:
             if not isinstance(block, dict):
                 summary.skipped["block:?"] += 1
                 continue
             kind = block.get("type")
             if kind == "tool_result":
-                ident = _result_block(block, line, summary)
+                ident = _result_block(block)
                 if ident is None:
+                    self._refuse(block, line)
                     continue
                 call = self.pending.get(ident)
                 if call is None:
@@ -278,7 +292,7 @@ class _LightReading(Reading):
             elif kind == "text":
                 text = block.get("text")
                 if not isinstance(text, str):
-                    _refused(block, line, summary)
+                    self._refuse(block, line)
                 elif summary.prompt is None and text and not text.isspace():
                     summary.prompt = text
             elif kind == "tool_use":  # no part of what the user says, when valid
@@ -289,7 +303,7 @@ class _LightReading(Reading):
                     and (called is None or isinstance(called, str))
                     and (args is MISSING or _json(args))
                 ):
-                    _refused(block, line, summary)
+                    self._refuse(block, line)
             else:
                 summary.skipped[f"block:{kind}" if isinstance(kind, str) else "block:?"] += 1
 
