@@ -245,6 +245,8 @@ def _read_with_carry(fmt: Format[M], record: M) -> tuple[Run, list[Loss]]:
     if not carried:
         return run, []
     full = replace(run, **carried)
+    if _carries_only_unshown(fmt, payload):
+        return full, []
     try:
         shown = fmt.read(fmt.write(full).record)
     except Exception as error:  # the carried values do not fit the format at all
@@ -264,6 +266,32 @@ def _read_with_carry(fmt: Format[M], record: M) -> tuple[Run, list[Loss]]:
         for name in conflicts
     ]
     return replace(run, **kept), losses
+
+
+def _carries_only_unshown(fmt: Format[Any], payload: dict[str, JsonValue]) -> bool:
+    """Whether the payload carries values only of fields the format neither shows nor writes
+    from (``Format.fields_unshown``), of the run and of each of its subagents: the record
+    then shows the run with them as it shows it without them, so none can contradict it,
+    and the trip that would prove it (writing the whole record again, its steps and
+    subagents included, and reading it) is not taken. Steps carried as a patch are shown."""
+    unshown = fmt.fields_unshown
+    if not unshown or "steps" in payload:
+        return False
+    changes: list[JsonValue] = [payload]
+    subagents = payload.get("subagents")
+    if isinstance(subagents, list):
+        changes += subagents
+    for change in changes:
+        if change is None:
+            continue
+        if not isinstance(change, dict):
+            return False
+        fields, absent = change.get("fields"), change.get("absent")
+        if not isinstance(fields, dict) or not isinstance(absent, list):
+            return False
+        if not unshown.issuperset(fields) or not all(name in unshown for name in absent):
+            return False
+    return True
 
 
 @overload

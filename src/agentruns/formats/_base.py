@@ -147,6 +147,20 @@ def _coverage_of(table: Crosswalk[Any, Any]) -> dict[str, Mapping[str, Use] | Li
     return found
 
 
+def _named(table: Crosswalk[Any, Any]) -> frozenset[str]:
+    """Every canonical field a row of the table (or of a table inside it) names, as its
+    target, the target of its extra properties or of one of them, or a fixed value."""
+    named: set[str] = set()
+    for part in table.tables():
+        named.update(row.target for row in part.rows if row.target is not None)
+        named.update(part.fixed)
+        extras = part.extras
+        if extras is not None:
+            named.add(extras.target)
+            named.update(name for name, _ in extras.named.values())
+    return frozenset(named)
+
+
 def fields(declared: Mapping[F, Use]) -> dict[str, Use]:
     """A declaration keyed by a generated ``<Model>Field`` literal, as the coverage table
     holds it: keying by the literal lets mypy reject a field the model no longer has."""
@@ -264,12 +278,25 @@ class Format(Generic[M]):
     or a place of its own); None: it has no free-form place, and what it cannot hold is
     lost."""
 
+    fields_by_hand: ClassVar[frozenset[str]] = frozenset()
+    """Run fields the format's own code (not its table's rows) reads a value into: ATIF links
+    each subagent to the call that started it (``parent_call_id``)."""
+    fields_unshown: ClassVar[frozenset[str]] = frozenset()
+    """Run fields the format never reads a value into, and that writing a run read from one of
+    its records takes nothing from: a value carried for them cannot contradict the record,
+    so reading a record that carries only such values needs no trip to prove that
+    (``agentruns.conversion._read_with_carry``). Computed from the crosswalk: the fields no
+    row of its tables names, less ``fields_by_hand``; none without one (the safe answer).
+    ``tests/test_carry_check.py`` holds both halves on generated records, and the trip as
+    the oracle of the reading."""
+
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         table = cls.__dict__.get("crosswalk")
         if table is not None:
             cls.pointers = dict(table.pointers())
             cls.coverage = _coverage_of(table)
+            cls.fields_unshown = _FIELD_SET - _named(table) - cls.fields_by_hand
             items = next((r.table for r in table.rows if r.target == "steps"), None)
             if cls.__dict__.get("steps_one_to_one") and items is not None:
                 cls.step_pointers = dict(items.pointers())

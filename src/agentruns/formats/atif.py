@@ -838,6 +838,9 @@ class AtifFormat(Format[AtifTrajectory]):
 
     name: ClassVar[str] = "atif"
     model = AtifTrajectory
+    fields_by_hand: ClassVar[frozenset[str]] = frozenset({"parent_call_id"})
+    # (the agent's name is written from the framework only for a run without an agent id,
+    # which a run read from ATIF never is: its agent has a name)
     crosswalk = TRAJECTORY
 
     def read(self, record: AtifTrajectory) -> Run:
