@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from codegen._documents import folder_loader
-from codegen._files import Stopped, atomic_write, stoppable
+from codegen._files import Stopped, atomic_write, stop_within, stoppable
 from codegen._json import dump_json, load_json
 from codegen._names import class_name_from, pascal
 from codegen.diagnostics import CodegenError, Diagnostic
@@ -207,25 +207,32 @@ def main(argv: Sequence[str] | None = None) -> int:
         with stoppable():
             result: int = args.run(args)
     except Stopped as stop:
-        print("stopped; nothing half-written was left behind", file=sys.stderr)
-        return 128 + stop.number
-    except CodegenError as error:
+        return _stopped(stop)
+    except Exception as error:
+        within = stop_within(error)
+        return _failed(error) if within is None else _stopped(within)
+    return result
+
+
+def _stopped(stop: Stopped) -> int:
+    print("stopped; nothing half-written was left behind", file=sys.stderr)
+    return 128 + stop.number
+
+
+def _failed(error: Exception) -> int:
+    if isinstance(error, CodegenError):
         _report(error.diagnostics)
-        return 1
-    except (OSError, ValueError) as error:
+    elif isinstance(error, OSError | ValueError):
         print(f"error: {error}", file=sys.stderr)
-        return 1
-    except RecursionError:
+    elif isinstance(error, RecursionError):
         print("error: the schema is nested too deeply for the build step", file=sys.stderr)
-        return 1
-    except Exception as error:  # a bug or a generator failure: say so, without a traceback
+    else:  # a bug or a generator failure: say so, without a traceback
         print(
             f"error: the build step failed on this schema ({type(error).__name__}: {error}); "
             "nothing was written",
             file=sys.stderr,
         )
-        return 1
-    return result
+    return 1
 
 
 if __name__ == "__main__":

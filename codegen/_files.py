@@ -108,6 +108,25 @@ def _stop(number: int, frame: FrameType | None) -> None:
     raise Stopped(number)
 
 
+def stop_within(error: BaseException) -> Stopped | None:
+    """The stop an error was raised by, when the interpreter raised another exception for
+    it: a signal that lands while a class is being made raises ``Stopped`` in a
+    descriptor's ``__set_name__``, which Python 3.11 turns into a ``RuntimeError`` caused by
+    it (CI saw one, at 0.3 s into a generate, as datamodel-code-generator's models were
+    imported). A stop anywhere in the chain of causes and contexts is the stop."""
+    seen: set[int] = set()
+    pending: list[BaseException] = [error]
+    while pending:
+        found = pending.pop()
+        if isinstance(found, Stopped):
+            return found
+        if id(found) in seen:
+            continue
+        seen.add(id(found))
+        pending += [e for e in (found.__context__, found.__cause__) if e is not None]
+    return None
+
+
 _pending: list[int] = []
 """A stopping signal that arrived where its exception would have been dropped."""
 
