@@ -531,3 +531,35 @@ def test_workers_killed_while_sending_a_result_leave_nothing_for_exit_to_wait_fo
     )
     completed = subprocess.run([sys.executable, str(script)], timeout=60, check=False)
     assert completed.returncode == 0
+
+
+@pytest.mark.parametrize("number", [signal.SIGTERM, signal.SIGHUP])
+def test_a_stop_while_a_class_is_made_ends_the_run_as_the_stop_not_as_a_bug(
+    number: int, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A signal that lands while a class is made (a lazy import of the models, at the start
+    of a command) raises the stop in a descriptor's ``__set_name__``, which Python 3.11 turns
+    into a RuntimeError: the run ended as a bug (exit 70, "please report it")."""
+    from agentruns.cli import _run, _stopping
+
+    def make_a_class_as_the_signal_arrives(**_: object) -> int:
+        class Named:
+            def __set_name__(self, owner: type, name: str) -> None:
+                _stopping._raise_stopped(number, None)
+
+        type("Model", (), {"field": Named()})
+        return 0
+
+    monkeypatch.setattr(_stopping, "_stop_requested", [])
+    monkeypatch.setattr("agentruns.cli._run.main.main", make_a_class_as_the_signal_arrives)
+    try:
+        with pytest.raises(SystemExit) as ended:
+            _run.run()
+    finally:
+        for stopping in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT):
+            signal.signal(
+                stopping,
+                signal.default_int_handler if stopping == signal.SIGINT else signal.SIG_DFL,
+            )
+    assert ended.value.code == 128 + number
+    assert "no output file was written" in capsys.readouterr().err

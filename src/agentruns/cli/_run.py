@@ -11,6 +11,7 @@ from typing import NoReturn
 import click
 
 from agentruns._text import printable
+from agentruns.cli import _stopping
 from agentruns.cli._app import main
 from agentruns.cli._exits import (
     EXIT_HANGUP,
@@ -56,6 +57,12 @@ def _escape_what_the_terminal_cannot_show() -> None:
                 reconfigure(errors="backslashreplace")
 
 
+def _end_stopped(number: int) -> NoReturn:
+    what, ending = _ENDINGS.get(number, ("interrupted", EXIT_INTERRUPTED))
+    _err(f"{what}; no output file was written (a previous one is left as it was)")
+    sys.exit(ending)
+
+
 def run() -> None:
     """Console-script entry point: an exit code for every way a run ends, never a traceback."""
     install()
@@ -65,10 +72,7 @@ def run() -> None:
         # invalid input
         code = main.main(standalone_mode=False)
     except (KeyboardInterrupt, click.exceptions.Abort, _Stopped) as stop:
-        number = stop.number if isinstance(stop, _Stopped) else signal.SIGINT.value
-        what, ending = _ENDINGS.get(number, ("interrupted", EXIT_INTERRUPTED))
-        _err(f"{what}; no output file was written (a previous one is left as it was)")
-        sys.exit(ending)
+        _end_stopped(stop.number if isinstance(stop, _Stopped) else signal.SIGINT.value)
     except click.ClickException as error:
         error.show()
         sys.exit(error.exit_code)
@@ -81,6 +85,11 @@ def run() -> None:
         _err(printable(f"error: {error.strerror or error}: {error.filename or ''}".rstrip(": ")))
         sys.exit(EXIT_IO)
     except Exception as error:  # a bug: one line, the code for it, nothing left behind
+        if _stopping._stop_requested:
+            # the stop, raised where the interpreter made it another error: a signal that
+            # lands while a class is made (a lazy import of the models) raises it in a
+            # descriptor's ``__set_name__``, which Python 3.11 turns into a RuntimeError
+            _end_stopped(_stopping._stop_requested[0])
         if os.environ.get("AGENTRUNS_TRACEBACK"):
             raise
         text = " ".join(str(error).split())[:300]
