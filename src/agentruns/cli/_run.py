@@ -11,7 +11,6 @@ from typing import NoReturn
 import click
 
 from agentruns._text import printable
-from agentruns.cli import _stopping
 from agentruns.cli._app import main
 from agentruns.cli._exits import (
     EXIT_HANGUP,
@@ -25,7 +24,7 @@ from agentruns.cli._exits import (
     _Stopped,
     _WriteFailed,
 )
-from agentruns.cli._stopping import install
+from agentruns.cli._stopping import install, stop_requested
 
 
 def _quit_on_broken_pipe() -> NoReturn:
@@ -85,11 +84,11 @@ def run() -> None:
         _err(printable(f"error: {error.strerror or error}: {error.filename or ''}".rstrip(": ")))
         sys.exit(EXIT_IO)
     except Exception as error:  # a bug: one line, the code for it, nothing left behind
-        if _stopping._stop_requested:
+        if stop_requested():
             # the stop, raised where the interpreter made it another error: a signal that
             # lands while a class is made (a lazy import of the models) raises it in a
             # descriptor's ``__set_name__``, which Python 3.11 turns into a RuntimeError
-            _end_stopped(_stopping._stop_requested[0])
+            _end_stopped(stop_requested()[0])
         if os.environ.get("AGENTRUNS_TRACEBACK"):
             raise
         text = " ".join(str(error).split())[:300]

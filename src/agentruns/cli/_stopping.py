@@ -31,6 +31,11 @@ def _interrupt(number: int, frame: FrameType | None) -> NoReturn:
     raise KeyboardInterrupt
 
 
+def stop_requested() -> list[int]:
+    """The stopping signals received, the first the one that stops the run."""
+    return _stop_requested
+
+
 def _stop_point() -> None:
     """Raise the stop again if its first raising was swallowed (see ``_stop_requested``)."""
     if _stop_requested:
