@@ -961,7 +961,10 @@ def _refused(rule: object) -> PydanticCustomError:
     )
 
 
-_MODEL_RULES: dict[type[BaseModel], list[tuple[object, _Check]]] = {}
+_RootCheck: TypeAlias = Callable[[object, "_State"], bool]
+"""A rule's check of a value met at depth 0 (``_Emitter.at_root``)."""
+
+_MODEL_RULES: dict[type[BaseModel], list[tuple[object, _RootCheck]]] = {}
 
 _BY_NAME: dict[type[BaseModel], bool] = {}
 """Per model with rules: whether they may read the model's own ``__dict__`` (its fields by
@@ -969,13 +972,15 @@ their Python names, an absent one ``MISSING``) instead of its members: they read
 only property by property (``_names_read``), and every JSON name is the field's own."""
 
 
-def _model_rules(model: type[BaseModel], refs: Refs) -> list[tuple[object, _Check]]:
+def _model_rules(model: type[BaseModel], refs: Refs) -> list[tuple[object, _RootCheck]]:
     found = _MODEL_RULES.get(model)
     if found is None:
         extra = model.model_config.get("json_schema_extra")
         rules = extra.get("allOf") if isinstance(extra, dict) else None
         compiler = _Compiler(refs)
-        found = [(rule, compiler.root(rule)) for rule in _all_of({"allOf": rules or []})]
+        found = [
+            (rule, _Emitter(compiler).at_root(rule)) for rule in _all_of({"allOf": rules or []})
+        ]
         _BY_NAME[model] = _wire_names(model) is None and all(
             _names_read(rule) is not None for rule, _ in found
         )
@@ -1059,7 +1064,7 @@ def check_rules(model: BaseModel, refs: Refs = _NO_REFS) -> None:
         state = _State()
         try:  # one handler for every rule (a model is made per record, or per turn)
             for rule, check in rules:
-                if not check(members, 0, state):
+                if not check(members, state):
                     raise _refused(rule)
         except (RuleDepthError, RecursionError, _ecma.PatternBudgetError) as error:
             raise _stopped(error) from None
@@ -1084,10 +1089,24 @@ class _State:
 
     __slots__ = ("active", "held", "known")
 
-    def __init__(self) -> None:
-        self.active: set[tuple[str, int]] = set()
-        self.known: dict[tuple[str, int], bool] = {}
-        self.held: list[object] = []
+    active: set[tuple[str, int]]
+    known: dict[tuple[str, int], bool]
+    held: list[object]
+
+    def __getattr__(self, name: str) -> object:
+        """Each container made at its first use: most evaluations (a model's rules, once
+        per model made) check no reference and read no model inside the value."""
+        made: object
+        if name == "active":
+            made = set()
+        elif name == "known":
+            made = {}
+        elif name == "held":
+            made = []
+        else:
+            raise AttributeError(name)
+        object.__setattr__(self, name, made)
+        return made
 
 
 def _plain(value: object, state: _State) -> object:
@@ -1523,6 +1542,10 @@ _OBJECT_KEYWORDS = frozenset(
         "maxProperties",
     }
 )
+_INLINE_DEPTH = 3
+"""How far below its own depth an expression of ``_Emitter.inline`` reads (a negated
+constant and the items of a list value, which the bound counts)."""
+
 _TYPE_TESTS = {
     "null": "v is None",
     "string": "isinstance(v, str)",
@@ -1549,16 +1572,53 @@ class _Emitter:
         self.count = 0
 
     def root(self, schema: object) -> _Check:
+        check = self.at_root(schema)
+
+        def at_root(value: object, depth: int, state: _State) -> bool:
+            return check(value, state)
+
+        return at_root
+
+    def at_root(self, schema: object) -> _RootCheck:
+        """The compiled function checking ``schema`` on a value met at depth 0 (what a model's
+        rules are called with: no wrapper between it and ``check_rules``)."""
         name = self.function(schema, 0)
         namespace = dict(self.bound)
         exec(compile("\n".join(self.lines), "<schema rule>", "exec"), namespace)
         check = namespace[name]
         assert callable(check)
+        return check
 
-        def at_root(value: object, depth: int, state: _State) -> bool:
-            return check(value, state)  # type: ignore[no-any-return]
+    def test(self, schema: object, depth: int, value: str) -> str:
+        """An expression checking ``schema`` on the value named ``value``, met at ``depth``:
+        ``inline``'s, else a call of the schema's function."""
+        found = self.inline(schema, depth, value)
+        return found if found is not None else f"{self.function(schema, depth)}({value}, state)"
 
-        return at_root
+    def inline(self, schema: object, depth: int, value: str) -> str | None:
+        """The check of a leaf schema as one expression, without a call: the schemas most
+        rules are made of (a property null or absent, a string constant, either negated:
+        ATIF's turn rules), which cost a turn more in calls than in checks. The value may
+        be a model (read as ``_plain`` reads it, as a function reads its value). None for
+        any other schema, and near the depth bound (which the function meets as
+        ``satisfies`` does)."""
+        if depth + _INLINE_DEPTH > MAX_RULE_DEPTH:
+            return None
+        if schema is True or (isinstance(schema, dict) and not schema):
+            return "True"
+        if schema is False or not isinstance(schema, dict):
+            return "False"
+        keys = schema.keys()
+        if keys == {"type"} and schema["type"] in ("null", ["null"]) and "null" in _TYPES:
+            return f"({value} is None or (type({value}) not in _NATIVE and _plain({value}, state) is None))"
+        if keys == {"const"} and type(schema["const"]) is str:
+            held = self.bind(schema["const"])
+            plain = f"({value} if type({value}) in _NATIVE else _plain({value}, state))"
+            return f"({value} == {held} if type({value}) is str else _json_equal(_as_json({plain}), {held}))"
+        if keys == {"not"}:
+            negated = self.inline(schema["not"], depth + 1, value)
+            return None if negated is None else f"(not {negated})"
+        return None
 
     def bind(self, value: object) -> str:
         self.count += 1
@@ -1616,6 +1676,8 @@ class _Emitter:
             ("t is str", self.compiler._strings(schema)),
             ("t is list", self.compiler._arrays(schema)),
         ):
+            if found == (_any_items,) and inner <= MAX_RULE_DEPTH:
+                continue  # (only the depth bound, which the items are not past)
             if found is not None:
                 held = self.bind(found)
                 kinds.append(
@@ -1637,9 +1699,9 @@ class _Emitter:
                 body.append(f"{'if' if number == 0 else 'elif'} {test}:")
                 body.extend("    " + line for line in lines)
         for member in _all_of(schema):
-            body.extend([f"if not {self.function(member, inner)}(v, state):", "    return False"])
+            body.extend([f"if not {self.test(member, inner, 'v')}:", "    return False"])
         if "anyOf" in schema:
-            calls = [f"{self.function(sub, inner)}(v, state)" for sub in schema["anyOf"]]
+            calls = [self.test(sub, inner, "v") for sub in schema["anyOf"]]
             body.extend([f"if not ({' or '.join(calls) or 'False'}):", "    return False"])
         if "oneOf" in schema:
             body.append("m = 0")
@@ -1648,16 +1710,14 @@ class _Emitter:
                 body.extend(["if m > 1:", "    return False"])
             body.extend(["if m != 1:", "    return False"])
         if "not" in schema:
-            body.extend(
-                [f"if {self.function(schema['not'], inner)}(v, state):", "    return False"]
-            )
+            body.extend([f"if {self.test(schema['not'], inner, 'v')}:", "    return False"])
         if "if" in schema:
-            condition = self.function(schema["if"], inner)
-            then = self.function(schema["then"], inner) if "then" in schema else None
-            otherwise = self.function(schema["else"], inner) if "else" in schema else None
-            body.append(f"if {condition}(v, state):")
-            body.append(f"    return {then}(v, state)" if then else "    return True")
-            body.append(f"return {otherwise}(v, state)" if otherwise else "return True")
+            condition = self.test(schema["if"], inner, "v")
+            then = self.test(schema["then"], inner, "v") if "then" in schema else None
+            otherwise = self.test(schema["else"], inner, "v") if "else" in schema else None
+            body.append(f"if {condition}:")
+            body.append(f"    return {then}" if then else "    return True")
+            body.append(f"return {otherwise}" if otherwise else "return True")
             return body
         body.append("return True")
         return body
@@ -1689,12 +1749,12 @@ class _Emitter:
             )
         for key, sub in schema.get("properties", {}).items():
             held = self.bind(key)
-            check = self.function(sub, inner)
+            check = self.test(sub, inner, "p")
             # a model's ``__dict__`` holds an absent field as MISSING (see ``check_rules``)
             lines.extend(
                 [
                     f"p = v.get({held}, MISSING)",
-                    f"if p is not MISSING and not {check}(p, state):",
+                    f"if p is not MISSING and not {check}:",
                     "    return False",
                 ]
             )
