@@ -821,6 +821,8 @@ def _carried(
     steps and subagents are then carried as what it does not show of each;
     ``subagents_in_part``: the subagents so even where their own steps differ, which the
     caller reports)."""
+    if not _has_place(target):
+        return None, []  # (no payload made: a large one costs a run's steps dumped)
     payload = partial(_carry_payload, origin, run, shown=shown, subagents_in_part=subagents_in_part)
     carry = partial(_carry, target, record, deep=_nests(run, _DEEP_SUBAGENTS))
     try:
@@ -839,6 +841,12 @@ def _carried(
         return (carry(payload(fits)) if fits else record), uncarried
     except (ValueError, RecursionError):  # together too deep after all: carry none
         return record, names
+
+
+def _has_place(target: Format[Any]) -> bool:
+    """Whether the format may keep a payload: it has a carry place, or keeps one by its own
+    ``carry`` (a format without either returns None for any payload, made for nothing)."""
+    return target.carry_place is not None or type(target).carry is not Format.carry
 
 
 _DEEP_SUBAGENTS = 16
