@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from pydantic import BaseModel
 from typing_extensions import TypeVar
 
+from agentruns._json_text import compact
 from agentruns._rejects import Placed, rejection
 from agentruns.canonical import Run
 from agentruns.conversion import Conversion, convert, format_named, to_canonical
@@ -156,9 +157,7 @@ def convert_document(
     if target is model:
         # a conversion to the record's own format that changes nothing: the record as it was
         # written (its key order, its numbers' spelling), on one line
-        output = (
-            json.dumps(record.value, ensure_ascii=False, separators=(",", ":")).encode() + b"\n"
-        )
+        output = compact(record.value).encode() + b"\n"
     else:
         # the serializer's own bytes: model_dump_json() would decode them to str, and writing
         # would encode them again (two copies of every record)

@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Final, NoReturn, Protocol
 
 from pydantic import MISSING, JsonValue
 
+from agentruns._json_text import compact
 from agentruns.batch import read_model
 from agentruns.canonical import Run, RunStep
 from agentruns.conversion import to_canonical
@@ -443,7 +444,7 @@ session_spans = SessionStep(_transcript_spans)
 
 
 def _json_line(value: JsonValue) -> bytes:
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode() + b"\n"
+    return compact(value).encode() + b"\n"
 
 
 # -- files and collectors ------------------------------------------------------------------------

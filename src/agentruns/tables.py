@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-import json
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
@@ -23,6 +22,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from pydantic import MISSING
 
+from agentruns._json_text import compact
 from agentruns._rejects import Placed
 from agentruns.batch import (
     Tally,
@@ -151,7 +151,7 @@ def _int(value: object) -> int | None:
 def _json(value: object) -> str | None:
     if value is MISSING:
         return None
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    return compact(value)
 
 
 @dataclass

@@ -35,6 +35,7 @@ from typing import Any, ClassVar, Final, TypeVar
 
 from pydantic import MISSING, BaseModel, JsonValue, TypeAdapter, ValidationError
 
+from agentruns._json_text import compact
 from agentruns._results import Derived, Written
 from agentruns.canonical import Run, RunStep
 from agentruns.crosswalk import Crosswalk, Writing, kept, required
@@ -456,9 +457,7 @@ def _content(value: JsonValue) -> JsonValue:
     """A result's content: text or content parts; any other value as JSON text."""
     if isinstance(value, str | list):
         return value
-    import json
-
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    return compact(value)
 
 
 def _valid_turn(doc: dict[str, JsonValue], step_id: int) -> AtifStep:

@@ -11,7 +11,8 @@ from typing import Literal
 
 from pydantic import MISSING, ConfigDict, Field, TypeAdapter, ValidationError
 
-from agentruns.transcripts._stream import EventModel, JsonObject, compact, events, typed
+from agentruns._json_text import compact
+from agentruns.transcripts._stream import EventModel, JsonObject, events, typed
 from agentruns.transcripts._summary import Denial, Message, Summary, ToolCall
 from agentruns_generated._json import JsonValue
 

@@ -14,7 +14,8 @@ from typing import Literal
 
 from pydantic import MISSING
 
-from agentruns.transcripts._stream import EventModel, JsonObject, compact, events, rfc3339, typed
+from agentruns._json_text import compact
+from agentruns.transcripts._stream import EventModel, JsonObject, events, rfc3339, typed
 from agentruns.transcripts._summary import GUARD_PREFIX, Denial, Message, Summary, ToolCall
 from agentruns_generated._json import JsonValue
 

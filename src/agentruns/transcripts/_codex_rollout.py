@@ -26,7 +26,8 @@ from datetime import datetime
 
 from pydantic import MISSING
 
-from agentruns.transcripts._stream import JsonObject, compact, events, rfc3339
+from agentruns._json_text import compact
+from agentruns.transcripts._stream import JsonObject, events, rfc3339
 from agentruns.transcripts._summary import Message, Summary, ToolCall
 from agentruns_generated._json import JsonValue
 

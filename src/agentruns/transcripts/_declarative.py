@@ -19,12 +19,12 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
+from agentruns._json_text import compact
 from agentruns._read import up_to
 from agentruns.derivations import _elapsed_ms
 from agentruns.errors import DescriptorError
 from agentruns.transcripts._stream import (
     JsonObject,
-    compact,
     events,
     has,
     pick,

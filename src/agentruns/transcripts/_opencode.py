@@ -12,8 +12,9 @@ from typing import Literal
 
 from pydantic import MISSING, Field
 
+from agentruns._json_text import compact
 from agentruns._prices import billed_usd
-from agentruns.transcripts._stream import EventModel, JsonObject, compact, epoch_ms, events, typed
+from agentruns.transcripts._stream import EventModel, JsonObject, epoch_ms, events, typed
 from agentruns.transcripts._summary import GUARD_PREFIX, Denial, Message, Summary, ToolCall
 from agentruns_generated._json import JsonValue
 

@@ -22,10 +22,11 @@ from pathlib import Path
 
 from pydantic import MISSING
 
+from agentruns._json_text import compact
 from agentruns._prices import billed_usd
 from agentruns.errors import InputError
 from agentruns.io import MAX_RECORD_SIZE
-from agentruns.transcripts._stream import JsonObject, compact, epoch_ms
+from agentruns.transcripts._stream import JsonObject, epoch_ms
 from agentruns.transcripts._summary import Message, Summary, ToolCall
 from agentruns_generated._json import JsonValue
 

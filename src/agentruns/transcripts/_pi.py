@@ -21,8 +21,9 @@ from datetime import datetime
 
 from pydantic import MISSING
 
+from agentruns._json_text import compact
 from agentruns._prices import recorded_usd
-from agentruns.transcripts._stream import JsonObject, compact, epoch_ms, events, rfc3339
+from agentruns.transcripts._stream import JsonObject, epoch_ms, events, rfc3339
 from agentruns.transcripts._summary import Message, Summary, ToolCall
 from agentruns_generated._json import JsonValue
 

@@ -224,8 +224,3 @@ def epoch_ms(value: JsonValue) -> datetime | None:
         return datetime.fromtimestamp(value / 1000, tz=UTC)
     except (OverflowError, OSError, ValueError):
         return None
-
-
-def compact(value: JsonValue) -> str:
-    """A value as text the way eval-magic writes a non-string result: compact JSON."""
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
