@@ -6,12 +6,13 @@ the proven path the compiled one replaced."""
 from __future__ import annotations
 
 import json
+from functools import partial
 from typing import Any
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from pydantic import MISSING, ConfigDict, Field
+from pydantic import MISSING, ConfigDict, Field, RootModel
 
 from agentruns_generated._json import (
     MAX_RULE_DEPTH,
@@ -247,3 +248,73 @@ def test_a_models_rules_read_its_own_fields_when_they_read_it_by_name() -> None:
     check_rules(
         AtifStep.model_validate({"step_id": 1, "source": "user", "message": ""}), SCHEMA_REFS
     )
+
+
+class _Root(RootModel[str | None]):
+    """A root model: read as its root (a string, or null)."""
+
+
+_LEAVES: list[Any] = [
+    {"type": "null"},
+    {"const": "x"},
+    {"not": {"const": "x"}},
+    {"not": {"type": "null"}},
+    {"not": {"not": {"const": "x"}}},
+    True,
+    False,
+    {},
+]
+"""The leaf schemas a compiled rule checks inline (``_Emitter.inline``)."""
+
+
+_HELD: list[tuple[Any, Any]] = [
+    (None, None),
+    (_Root(None), None),
+    ("x", "x"),
+    (_Root("x"), "x"),
+    (_Root("y"), "y"),
+    ("", ""),
+    (["x"], ["x"]),
+    (("x",), ["x"]),
+    ((), []),
+    (_Plain(name="x"), {"name": "x"}),
+]
+"""Values as a rule may meet them (JSON, a root model, a tuple, a model), with their JSON."""
+
+
+def _placed(leaf: Any, where: str, value: Any) -> tuple[Any, Any]:
+    """A schema with ``leaf`` at ``where``, and the value it is checked on there."""
+    if where == "properties":
+        return {"properties": {"a": leaf}}, {"a": value}
+    if where == "if":
+        return {"if": leaf, "then": {"type": "string"}, "else": {"type": "array"}}, value
+    if where == "not":
+        return {"not": leaf}, value
+    return {"allOf": [leaf, {"anyOf": [leaf, {"type": "object"}]}]}, value
+
+
+@pytest.mark.parametrize("leaf", _LEAVES, ids=json.dumps)
+@pytest.mark.parametrize("where", ["properties", "if", "not", "allOf"])
+def test_an_inline_leaf_judges_a_model_root_model_or_tuple_as_its_json(
+    leaf: Any, where: str
+) -> None:
+    for value, as_json in _HELD:
+        schema, made = _placed(leaf, where, value)
+        expected = satisfies(_placed(leaf, where, as_json)[1], schema)
+        assert compile_rule(schema)(made) == expected, (schema, value)
+
+
+@pytest.mark.parametrize("extra", range(-5, 3))
+@pytest.mark.parametrize("leaf", [{"type": "null"}, {"const": "x"}, {"not": {"const": "x"}}])
+def test_an_inline_leaf_near_the_depth_bound_raises_or_not_as_interpreted(
+    leaf: Any, extra: int
+) -> None:
+    """A leaf under a chain of ``not`` is met as deep as the chain is long: near the bound it
+    is a function of its own, which raises past it as the interpreter does."""
+    schema: Any = leaf
+    for _ in range(MAX_RULE_DEPTH + extra):
+        schema = {"not": schema}
+    compiled = compile_rule(schema)
+    for value in (None, "x", [1], []):
+        expected = _verdict(partial(satisfies, value, schema))
+        assert _verdict(partial(compiled, value)) == expected, value

@@ -1546,6 +1546,9 @@ _INLINE_DEPTH = 3
 """How far below its own depth an expression of ``_Emitter.inline`` reads (a negated
 constant and the items of a list value, which the bound counts)."""
 
+_INLINE_NESTED = 4
+"""How many negations one inline expression holds at most."""
+
 _TYPE_TESTS = {
     "null": "v is None",
     "string": "isinstance(v, str)",
@@ -1595,13 +1598,14 @@ class _Emitter:
         found = self.inline(schema, depth, value)
         return found if found is not None else f"{self.function(schema, depth)}({value}, state)"
 
-    def inline(self, schema: object, depth: int, value: str) -> str | None:
+    def inline(self, schema: object, depth: int, value: str, nested: int = 0) -> str | None:
         """The check of a leaf schema as one expression, without a call: the schemas most
         rules are made of (a property null or absent, a string constant, either negated:
         ATIF's turn rules), which cost a turn more in calls than in checks. The value may
         be a model (read as ``_plain`` reads it, as a function reads its value). None for
-        any other schema, and near the depth bound (which the function meets as
-        ``satisfies`` does)."""
+        any other schema, near the depth bound (which the function meets as ``satisfies``
+        does), and past a few negations (a chain of them is a function every few links:
+        Python refuses an expression nested 200 deep)."""
         if depth + _INLINE_DEPTH > MAX_RULE_DEPTH:
             return None
         if schema is True or (isinstance(schema, dict) and not schema):
@@ -1615,8 +1619,8 @@ class _Emitter:
             held = self.bind(schema["const"])
             plain = f"({value} if type({value}) in _NATIVE else _plain({value}, state))"
             return f"({value} == {held} if type({value}) is str else _json_equal(_as_json({plain}), {held}))"
-        if keys == {"not"}:
-            negated = self.inline(schema["not"], depth + 1, value)
+        if keys == {"not"} and nested < _INLINE_NESTED:
+            negated = self.inline(schema["not"], depth + 1, value, nested + 1)
             return None if negated is None else f"(not {negated})"
         return None
 
